@@ -1,0 +1,100 @@
+import {
+  AUTH_SCHEME,
+  HEADERS,
+  JSON_CONTENT_TYPE,
+  sampleStatusWebhook,
+  sampleV1Webhook,
+  WEBHOOK_USER_AGENT,
+} from '@kyc/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/** A decision as the examples record it (mirrors `@kyc/example-actions`). */
+export interface RecordedDecision {
+  readonly sessionId: string;
+  readonly action: string;
+}
+
+/** How a suite starts one example: it gets the key and a sink, and returns where it listens. */
+export type StartExample = (options: {
+  authKey: string;
+  onDecision: (decision: RecordedDecision) => void;
+}) => Promise<{ url: string; close: () => Promise<void> }>;
+
+const AUTH_KEY = 'example-auth-key-7f3c9a1e5b2d4f60';
+
+/**
+ * The behaviour every receiver example must show, run against the example's real server:
+ * the Auth Key check, both payload shapes, duplicates, and a later event for the same session.
+ */
+export function receiverExampleSuite(name: string, start: StartExample): void {
+  describe(`${name}: receives KYC webhooks`, () => {
+    const decisions: RecordedDecision[] = [];
+    let server: Awaited<ReturnType<StartExample>>;
+
+    beforeAll(async () => {
+      server = await start({ authKey: AUTH_KEY, onDecision: (decision) => decisions.push(decision) });
+    });
+    afterAll(async () => {
+      await server?.close();
+    });
+
+    const deliver = (body: unknown, authKey: string | null = AUTH_KEY, webhookId?: string) => {
+      const headers: Record<string, string> = {
+        [HEADERS.contentType]: JSON_CONTENT_TYPE,
+        [HEADERS.userAgent]: WEBHOOK_USER_AGENT,
+      };
+      if (authKey !== null) headers[HEADERS.authorization] = `${AUTH_SCHEME} ${authKey}`;
+      if (webhookId !== undefined) headers[HEADERS.webhookId] = webhookId;
+      return fetch(server.url, { method: 'POST', headers, body: JSON.stringify(body) });
+    };
+    const decisionsFor = (sessionId: string) => decisions.filter((d) => d.sessionId === sessionId);
+
+    it('rejects a delivery without a key, or with a wrong one, and acts on neither', async () => {
+      const body = { ...structuredClone(sampleStatusWebhook), sessionId: `${name}-unauth` };
+      expect((await deliver(body, null)).status).toBe(401);
+      const wrong = await deliver(body, 'not-the-key-but-long-enough');
+      expect(wrong.status).toBe(401);
+      expect(wrong.headers.get(HEADERS.wwwAuthenticate)).toMatch(/^Bearer/);
+      expect(decisionsFor(`${name}-unauth`)).toEqual([]);
+    });
+
+    it('acts on a status-shaped delivery once, however often it is delivered', async () => {
+      const sessionId = `${name}-status`;
+      const body = { ...structuredClone(sampleStatusWebhook), sessionId };
+      const answers = await Promise.all([deliver(body, AUTH_KEY, 'evt-1'), deliver(body, AUTH_KEY, 'evt-1')]);
+      answers.push(await deliver(body, AUTH_KEY, 'evt-1'));
+      for (const answer of answers) expect([200, 409]).toContain(answer.status);
+      expect((await deliver(body, AUTH_KEY, 'evt-1')).status).toBe(200);
+      expect(decisionsFor(sessionId)).toEqual([{ sessionId, action: 'activate-account', reason: expect.any(String) }]);
+    });
+
+    it('acts again on a later event for the same session (PENDING, then APPROVED)', async () => {
+      const sessionId = `${name}-review`;
+      const pending = { ...structuredClone(sampleStatusWebhook), sessionId, status: 'PENDING' };
+      const approved = { ...pending, status: 'APPROVED', timestamp: '2026-11-22T09:00:00.000Z' };
+      expect((await deliver(pending)).status).toBe(200);
+      expect((await deliver(approved)).status).toBe(200);
+      expect(decisionsFor(sessionId).map((d) => d.action)).toEqual(['notify-compliance', 'activate-account']);
+    });
+
+    it('reads a v1 delivery and sends it to review by scores', async () => {
+      const id = `${name}-v1`;
+      const body = {
+        ...structuredClone(sampleV1Webhook),
+        id,
+        detailsURL: sampleV1Webhook.detailsURL.replace(/[^/]+$/, id),
+      };
+      expect((await deliver(body)).status).toBe(200);
+      expect(decisionsFor(id).map((d) => d.action)).toEqual(['review-scores']);
+    });
+
+    it('answers 400 to a body that is not JSON', async () => {
+      const response = await fetch(server.url, {
+        method: 'POST',
+        headers: { [HEADERS.contentType]: JSON_CONTENT_TYPE, [HEADERS.authorization]: `${AUTH_SCHEME} ${AUTH_KEY}` },
+        body: '{"sessionId": ',
+      });
+      expect(response.status).toBe(400);
+    });
+  });
+}
