@@ -1,0 +1,35 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// Runs after `pnpm build` (the root test command builds first): proves the published files
+// load in plain Node from both module systems, outside Vite's resolver.
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
+
+function node(code: string, type: 'commonjs' | 'module'): string {
+  return execFileSync(process.execPath, [`--input-type=${type}`, '-e', code], { cwd: packageDir, encoding: 'utf8' });
+}
+
+describe('published build', () => {
+  it('exists (run `pnpm build` first)', () => {
+    expect(existsSync(`${packageDir}/dist/index.cjs`)).toBe(true);
+    expect(existsSync(`${packageDir}/dist/index.js`)).toBe(true);
+  });
+
+  it('loads from a CommonJS consumer', () => {
+    const out = node(
+      "const c = require('@kyc/contracts'); console.log(c.WEBHOOK_USER_AGENT, c.normalizeWebhookBody({ id: 'x' }).ok)",
+      'commonjs',
+    );
+    expect(out.trim()).toBe('Service-Webhook/1.0 true');
+  });
+
+  it('loads from an ES module consumer', () => {
+    const out = node(
+      "import { API_BASE_PATH, webhookV1Schema, sampleV1Webhook } from '@kyc/contracts'; console.log(API_BASE_PATH, webhookV1Schema.safeParse(sampleV1Webhook).success)",
+      'module',
+    );
+    expect(out.trim()).toBe('/api/v1/kyc true');
+  });
+});
