@@ -1,0 +1,62 @@
+import { Webhook } from 'standardwebhooks';
+import { memoryIdempotencyStore, parseWebhook, verifyAuthorization } from '../src/index.js';
+import { AUTH_KEY, bodies, SW_SECRET } from './fixtures.js';
+
+const ROUNDS = 5;
+const CALLS = 50_000;
+
+/** CPU nanoseconds per call of `work` (CPU time, not wall time: the machine is shared). */
+async function measure(work: () => unknown): Promise<number> {
+  for (let index = 0; index < 5_000; index++) await work();
+  const start = process.cpuUsage();
+  for (let index = 0; index < CALLS; index++) await work();
+  const used = process.cpuUsage(start);
+  return ((used.user + used.system) * 1000) / CALLS;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+/** Per-webhook cost: ours (verify + parse + memory claim/complete) vs bare JSON.parse vs standardwebhooks. */
+export async function runMicro(): Promise<void> {
+  const header = `Bearer ${AUTH_KEY}`;
+  const webhook = new Webhook(SW_SECRET);
+  console.log(`\n## Per webhook (CPU ns/op, median of ${ROUNDS} interleaved rounds; ratio to bare JSON.parse)`);
+  for (const [shape, text] of Object.entries(bodies)) {
+    const store = memoryIdempotencyStore();
+    const bytes = new TextEncoder().encode(text);
+    const msgId = 'msg_bench';
+    const timestamp = new Date();
+    const signature = webhook.sign(msgId, timestamp, text);
+    const swHeaders = {
+      'webhook-id': msgId,
+      'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+      'webhook-signature': signature,
+    };
+    let sequence = 0;
+    const cases: Record<string, () => unknown> = {
+      'JSON.parse (baseline)': () => JSON.parse(text),
+      // A new Webhook-Id each time, so every call is a new event: claim + complete, as in production.
+      'verifyAuthorization + parseWebhook + memory claim/complete': async () => {
+        if (!verifyAuthorization(header, AUTH_KEY).ok) throw new Error('auth');
+        const event = parseWebhook(bytes, { webhookId: `evt_${sequence++}` });
+        const claim = await store.claim(event.idempotencyKey, { leaseMs: 60_000 });
+        if (claim.outcome !== 'claimed') throw new Error('claim');
+        await store.complete(event.idempotencyKey, claim.token, { ttlMs: 600_000 });
+      },
+      'parseWebhook alone (bytes)': () => parseWebhook(bytes),
+      'standardwebhooks verify + JSON.parse': () => webhook.verify(text, swHeaders),
+    };
+    const samples: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((label) => [label, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [label, work] of Object.entries(cases)) samples[label]?.push(await measure(work));
+    }
+    const bare = median(samples['JSON.parse (baseline)'] ?? []);
+    for (const [label, values] of Object.entries(samples)) {
+      const ns = median(values);
+      console.log(`${shape.padEnd(7)} ${label.padEnd(60)} ${ns.toFixed(0).padStart(7)} ns  ${(ns / bare).toFixed(2)}×`);
+    }
+  }
+}

@@ -1,0 +1,40 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { WebhookReceiver } from '../../receiver/types.js';
+import { nodeHeaderReader } from './get-header.js';
+import { nodeBodyReader } from './read-body.js';
+import { sendNodeAnswer } from './send-response.js';
+
+/** A `node:http` / Express / Connect handler; `next` is called only with an unexpected internal error. */
+export type NodeWebhookHandler = (
+  request: IncomingMessage,
+  response: ServerResponse,
+  next?: (error?: unknown) => void,
+) => void;
+
+/**
+ * Mounts a receiver on `node:http`, Express (4 and 5) or Connect. It always answers by itself,
+ * following the receiver table. When a framework parsed the body first (`express.json()` mounted
+ * before it) it answers 500 with a JSON error naming the fix and logs the full explanation
+ * through the receiver's logger: the sender retries later, so nothing is lost once the route
+ * is fixed, and the request never hangs. Raw bytes kept by `express.raw()` are used as they are.
+ *
+ * @example
+ * import express from 'express';
+ * const app = express();
+ * app.post('/webhooks/kyc', toNodeHandler(receiver)); // before app.use(express.json())
+ * // or: http.createServer(toNodeHandler(receiver)).listen(3000);
+ */
+export function toNodeHandler(receiver: WebhookReceiver): NodeWebhookHandler {
+  return (request, response, next) => {
+    receiver
+      .receive({ method: request.method ?? '', header: nodeHeaderReader(request), readBody: nodeBodyReader(request) })
+      .then(
+        (answer) => sendNodeAnswer(response, answer),
+        (error: unknown) => {
+          if (next !== undefined) return next(error);
+          response.statusCode = 500;
+          response.end();
+        },
+      );
+  };
+}

@@ -1,0 +1,83 @@
+import type { IncomingMessage } from 'node:http';
+import { JSON_CONTENT_TYPE } from '@kyc/contracts';
+import { concatChunks, tooLarge } from '../../receiver/read-web-body.js';
+import { WebhookError } from '../../webhook-error.js';
+
+/** What a framework may already have put on the request: a parsed `body` and/or the raw bytes. */
+export interface ParsedBodyHolder {
+  readonly body?: unknown;
+  readonly rawBody?: unknown;
+}
+
+function asBytes(value: unknown): Uint8Array | undefined {
+  if (value instanceof Uint8Array) return value;
+  if (typeof value === 'string') return new TextEncoder().encode(value);
+  return undefined;
+}
+
+function consumed(detail: string): WebhookError {
+  return new WebhookError(
+    'body_already_consumed',
+    `The webhook request body ${detail} before the receiver saw it: the receiver needs the raw bytes. ` +
+      'Mount the receiver before any JSON body parser (express.json(), koa-bodyparser, …), or give it the raw body ' +
+      `with express.raw({ type: '${JSON_CONTENT_TYPE}' }) on the webhook route.`,
+  );
+}
+
+/**
+ * Reads a Node request stream once, counting bytes, and stops at the limit: the listeners are
+ * removed and the stream paused, so nothing more is buffered (Node discards the rest after the
+ * 413 is sent). Raw bytes a framework kept (`express.raw` → `req.body` Buffer, `rawBody`) are used
+ * as they are; a body already parsed into an object, or a stream already read, is refused with
+ * a clear error instead of waiting forever for data that will never come.
+ */
+export function nodeBodyReader(
+  request: IncomingMessage,
+  holder: ParsedBodyHolder = request as ParsedBodyHolder,
+): (maxBytes: number) => Promise<Uint8Array> {
+  return (maxBytes) => {
+    const raw = asBytes(holder.rawBody) ?? asBytes(holder.body);
+    if (raw !== undefined) return raw.byteLength > maxBytes ? Promise.reject(tooLarge(maxBytes)) : Promise.resolve(raw);
+    if (holder.body !== undefined) return Promise.reject(consumed('was already parsed by a body parser'));
+    if (request.readableEnded || request.readableFlowing === true || request.destroyed) {
+      return Promise.reject(consumed('stream was already read'));
+    }
+    return new Promise<Uint8Array>((resolve, reject) => {
+      const chunks: Uint8Array[] = [];
+      let size = 0;
+      const cleanup = () => {
+        request.off('data', onData);
+        request.off('end', onEnd);
+        request.off('error', onError);
+        request.off('close', onClose);
+      };
+      const fail = (error: WebhookError) => {
+        cleanup();
+        reject(error);
+      };
+      const onData = (chunk: Uint8Array | string) => {
+        const bytes = typeof chunk === 'string' ? new TextEncoder().encode(chunk) : chunk;
+        size += bytes.byteLength;
+        if (size > maxBytes) {
+          request.pause();
+          fail(tooLarge(maxBytes));
+          return;
+        }
+        chunks.push(bytes);
+      };
+      const onEnd = () => {
+        cleanup();
+        resolve(concatChunks(chunks, size));
+      };
+      const onError = (cause: unknown) =>
+        fail(new WebhookError('body_unreadable', 'The request body could not be read.', { cause }));
+      const onClose = () => {
+        if (!request.readableEnded) fail(new WebhookError('body_unreadable', 'The client closed the request early.'));
+      };
+      request.on('data', onData);
+      request.on('end', onEnd);
+      request.on('error', onError);
+      request.on('close', onClose);
+    });
+  };
+}

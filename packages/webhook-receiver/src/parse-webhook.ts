@@ -1,0 +1,136 @@
+import {
+  JSON_CONTENT_TYPE,
+  type NormalizedCombinedWebhook,
+  type NormalizedStatusWebhook,
+  type NormalizedV1Webhook,
+  normalizeWebhookBody,
+} from '@kyc/contracts';
+import { idempotencyKeyFor } from './idempotency-key.js';
+import { WebhookError } from './webhook-error.js';
+
+/** What identifies one event beyond its body. */
+export interface WebhookEventIdentity {
+  /** The key the receiver deduplicates on: `Webhook-Id` when sent, else derived from the event. */
+  readonly idempotencyKey: string;
+  /** The `Webhook-Id` header, when the sender gave one. */
+  readonly webhookId?: string;
+}
+
+/** A v1-shaped event. */
+export type KycV1WebhookEvent = NormalizedV1Webhook & WebhookEventIdentity;
+/** A status-shaped event. */
+export type KycStatusWebhookEvent = NormalizedStatusWebhook & WebhookEventIdentity;
+/** An event whose body carries both groups. */
+export type KycCombinedWebhookEvent = NormalizedCombinedWebhook & WebhookEventIdentity;
+
+/** A parsed webhook: narrow on `shape` to reach the fields of each group. */
+export type KycWebhookEvent = KycV1WebhookEvent | KycStatusWebhookEvent | KycCombinedWebhookEvent;
+
+/** The raw body as received: the exact bytes, or their text. */
+export type WebhookBody = string | Uint8Array | ArrayBuffer;
+
+/** Options of {@link parseWebhook}. */
+export interface ParseWebhookOptions {
+  /** Reject a body that has any issue (a missing or malformed field) instead of reporting it. */
+  readonly strict?: boolean;
+  /** The `Webhook-Id` header, which becomes the idempotency key. */
+  readonly webhookId?: string | null | undefined;
+}
+
+/** The outcome of {@link safeParseWebhook}. */
+export type SafeParseWebhookResult =
+  | { readonly success: true; readonly event: KycWebhookEvent }
+  | { readonly success: false; readonly error: WebhookError };
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+function describeType(body: unknown): string {
+  if (body === null) return 'null';
+  if (typeof body !== 'object') return typeof body;
+  return body.constructor?.name ?? 'object';
+}
+
+function toText(body: unknown): string {
+  if (typeof body === 'string') return body;
+  if (body instanceof Uint8Array || body instanceof ArrayBuffer) {
+    try {
+      return decoder.decode(body);
+    } catch (cause) {
+      throw new WebhookError('invalid_encoding', 'The webhook body is not valid UTF-8.', { cause });
+    }
+  }
+  if (typeof body === 'object' && body !== null && !ArrayBuffer.isView(body)) {
+    throw new WebhookError(
+      'parsed_body',
+      `The webhook body was already parsed into ${describeType(body)}: a JSON body parser ran before the receiver. ` +
+        'Pass the raw body (string, Uint8Array or ArrayBuffer) instead: mount the receiver before the JSON parser, ' +
+        `or use express.raw({ type: '${JSON_CONTENT_TYPE}' }) on the webhook route.`,
+    );
+  }
+  throw new WebhookError(
+    'invalid_body_type',
+    `The webhook body must be a string, Uint8Array or ArrayBuffer, got ${describeType(body)}.`,
+  );
+}
+
+/**
+ * Reads a raw webhook body: decodes UTF-8, parses JSON and normalises either shape (see
+ * `normalizeWebhookBody` in `@kyc/contracts`). Missing or malformed fields are listed in
+ * `event.issues` unless `strict` is set, in which case they reject the body.
+ *
+ * @throws {@link WebhookError} when the body cannot be a webhook (its `code` says why).
+ * @example
+ * const event = parseWebhook(await request.text(), { webhookId: request.headers.get(HEADERS.webhookId) });
+ * if (event.shape !== 'v1') await recordResult(event.sessionId, event.status);
+ */
+export function parseWebhook(body: WebhookBody, options: ParseWebhookOptions = {}): KycWebhookEvent {
+  const text = toText(body);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (cause) {
+    throw new WebhookError('invalid_json', 'The webhook body is not valid JSON.', {
+      cause,
+      issues: [{ path: [], message: 'not valid JSON' }],
+    });
+  }
+  const result = normalizeWebhookBody(json);
+  if (!result.ok) {
+    const first = result.issues[0];
+    const where = first === undefined ? '' : ` (${first.path.join('.') || 'body'}: ${first.message})`;
+    throw new WebhookError(result.code, `The webhook body was refused: ${result.code}${where}.`, {
+      issues: result.issues,
+    });
+  }
+  const { webhook } = result;
+  if (options.strict === true && webhook.issues.length > 0) {
+    throw new WebhookError(
+      'strict_violation',
+      `The webhook body has ${webhook.issues.length} issue(s) and strict mode is on; see error.issues.`,
+      { issues: webhook.issues },
+    );
+  }
+  const webhookId = typeof options.webhookId === 'string' && options.webhookId !== '' ? options.webhookId : undefined;
+  const idempotencyKey = idempotencyKeyFor(webhook, webhookId, text);
+  const identity: WebhookEventIdentity = webhookId === undefined ? { idempotencyKey } : { idempotencyKey, webhookId };
+  return Object.assign(webhook, identity) as KycWebhookEvent;
+}
+
+/**
+ * Like {@link parseWebhook}, but returns the error instead of throwing it.
+ *
+ * @example
+ * const result = safeParseWebhook(text);
+ * if (!result.success) console.warn(result.error.code, result.error.issues);
+ */
+export function safeParseWebhook(body: WebhookBody, options: ParseWebhookOptions = {}): SafeParseWebhookResult {
+  try {
+    return { success: true, event: parseWebhook(body, options) };
+  } catch (error) {
+    if (error instanceof WebhookError) return { success: false, error };
+    return {
+      success: false,
+      error: new WebhookError('invalid_body_type', 'The webhook body could not be read.', { cause: error }),
+    };
+  }
+}

@@ -1,0 +1,84 @@
+import {
+  ALLOW_HEADER,
+  AUTH_SCHEME,
+  HEADERS,
+  JSON_CONTENT_TYPE,
+  WEBHOOK_METHOD,
+  WEBHOOK_RETRY_DELAYS_MS,
+  WEBHOOK_SUCCESS_STATUS,
+} from '@kyc/contracts';
+import type { ReceiverAnswer } from './types.js';
+
+/** Why the receiver answered as it did; also the `error.code` of the JSON body. */
+export type AnswerCode =
+  | 'method_not_allowed'
+  | 'missing_auth'
+  | 'malformed_auth'
+  | 'invalid_auth'
+  | 'missing_signature'
+  | 'stale_signature'
+  | 'invalid_signature'
+  | 'body_too_large'
+  | 'invalid_body'
+  | 'in_progress'
+  | 'handler_failed'
+  | 'handler_timeout'
+  | 'store_unavailable'
+  | 'receiver_misconfigured';
+
+// Generic on purpose: the sender logs response bodies, and details belong in the receiver's own logs.
+const MESSAGES: Readonly<Record<AnswerCode, string>> = {
+  method_not_allowed: 'Webhooks are delivered with POST.',
+  missing_auth: 'Authorization is required.',
+  malformed_auth: 'Authorization must use the Bearer scheme.',
+  invalid_auth: 'Authorization was refused.',
+  missing_signature: 'A webhook signature is required.',
+  stale_signature: 'The webhook signature timestamp is outside the tolerance.',
+  invalid_signature: 'The webhook signature was refused.',
+  body_too_large: 'The body is larger than this endpoint accepts.',
+  invalid_body: 'The body is not a webhook this endpoint accepts.',
+  in_progress: 'This event is being processed; retry later.',
+  handler_failed: 'The event could not be processed; retry later.',
+  handler_timeout: 'The event is still being processed; retry later.',
+  store_unavailable: 'The event could not be recorded; retry later.',
+  receiver_misconfigured:
+    'The webhook endpoint is misconfigured: its framework read or parsed the body before the receiver (see its logs).',
+};
+
+/** Seconds a sender should wait when the receiver cannot say better: the first retry delay. */
+export const DEFAULT_RETRY_AFTER_SECONDS = Math.ceil(WEBHOOK_RETRY_DELAYS_MS[0] / 1000);
+
+function json(status: number, body: unknown, extra: Record<string, string> = {}): ReceiverAnswer {
+  return Object.freeze({
+    status,
+    headers: Object.freeze({ [HEADERS.contentType]: JSON_CONTENT_TYPE, ...extra }),
+    body: JSON.stringify(body),
+  });
+}
+
+const PROCESSED = json(WEBHOOK_SUCCESS_STATUS, { received: true });
+const DUPLICATE = json(WEBHOOK_SUCCESS_STATUS, { received: true, duplicate: true });
+
+/** 200: processed now, or already processed before. Shared frozen objects: adapters must copy, not mutate. */
+export function acceptedAnswer(duplicate: boolean): ReceiverAnswer {
+  return duplicate ? DUPLICATE : PROCESSED;
+}
+
+// Answers are built once per distinct (status, code, Retry-After) and reused: a few dozen at most.
+const cache = new Map<string, ReceiverAnswer>();
+
+/** An error answer with the right extra headers for its status. */
+export function errorAnswer(status: number, code: AnswerCode, retryAfterSeconds?: number): ReceiverAnswer {
+  const retryAfter = retryAfterSeconds === undefined ? undefined : String(Math.max(1, Math.ceil(retryAfterSeconds)));
+  const cacheKey = `${status} ${code} ${retryAfter}`;
+  const cached = cache.get(cacheKey);
+  if (cached !== undefined) return cached;
+  const extra: Record<string, string> = {};
+  if (status === 401) extra[HEADERS.wwwAuthenticate] = AUTH_SCHEME;
+  if (status === 405) extra[ALLOW_HEADER] = WEBHOOK_METHOD;
+  if (retryAfter !== undefined) extra[HEADERS.retryAfter] = retryAfter;
+  const answer = json(status, { error: { code, message: MESSAGES[code] } }, extra);
+  // Retry-After of a 409 follows the remaining lease, so bound the cache rather than trust its variety.
+  if (cache.size < 1000) cache.set(cacheKey, answer);
+  return answer;
+}

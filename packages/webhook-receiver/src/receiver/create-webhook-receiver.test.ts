@@ -1,0 +1,105 @@
+import { HEADERS, sampleStatusWebhook } from '@kyc/contracts';
+import { describe, expect, it } from 'vitest';
+import { requestInit } from '../../test/support/fetch-send.js';
+import { AUTH_KEY, authorized, receiverTableSuite } from '../../test/support/receiver-table.js';
+import { createWebhookReceiver, WebhookError } from '../index.js';
+
+receiverTableSuite('handle(Request)', async (receiver) => ({
+  async send(delivery) {
+    const response = await receiver.handle(new Request('http://receiver.test/webhooks/kyc', requestInit(delivery)));
+    return { status: response.status, headers: response.headers, text: await response.text() };
+  },
+  async close() {},
+}));
+
+describe('createWebhookReceiver options', () => {
+  const onEvent = () => undefined;
+
+  it('requires authKeys unless allowUnauthenticated is explicitly true', () => {
+    expect(() => createWebhookReceiver({ onEvent } as never)).toThrow(/authKeys is required/);
+    const receiver = createWebhookReceiver({ allowUnauthenticated: true, onEvent });
+    expect(receiver.handle).toBeTypeOf('function');
+  });
+
+  it('refuses a key shorter than 16 characters without echoing it', () => {
+    const short = 'tooShortKey123';
+    let caught: unknown;
+    try {
+      createWebhookReceiver({ authKeys: [AUTH_KEY, short], onEvent });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(WebhookError);
+    expect((caught as WebhookError).code).toBe('invalid_option');
+    expect((caught as WebhookError).message).toContain('authKeys[1]');
+    expect((caught as WebhookError).message).not.toContain(short);
+    expect(JSON.stringify(caught)).not.toContain(short);
+  });
+
+  it.each([
+    [{ authKeys: [] }, /at least one key/],
+    [{ authKeys: [42] }, /must be a string/],
+    [{ authKeys: ` ${AUTH_KEY}` }, /whitespace/],
+    [{ authKeys: AUTH_KEY, maxBodyBytes: 0 }, /maxBodyBytes/],
+    [{ authKeys: AUTH_KEY, handlerTimeoutMs: -1 }, /handlerTimeoutMs/],
+    [{ authKeys: AUTH_KEY, onEvent: 'nope' }, /onEvent/],
+  ])('refuses bad options %#', (options, message) => {
+    expect(() => createWebhookReceiver({ onEvent, ...options } as never)).toThrow(message);
+  });
+
+  it('accepts unauthenticated v1 deliveries only with the opt-out, deduplicating them all the same', async () => {
+    const seen: string[] = [];
+    const receiver = createWebhookReceiver({
+      allowUnauthenticated: true,
+      onEvent: (event) => void seen.push(event.shape),
+    });
+    const body = JSON.stringify(sampleStatusWebhook);
+    const send = () => receiver.handle(new Request('http://r.test/', { method: 'POST', body }));
+    expect((await send()).status).toBe(200);
+    expect((await send()).status).toBe(200);
+    expect(seen).toEqual(['status']);
+  });
+
+  it('passes the Webhook-Id header to the handler as the idempotency key', async () => {
+    const keys: string[] = [];
+    const receiver = createWebhookReceiver({
+      authKeys: AUTH_KEY,
+      onEvent: (_event, context) => void keys.push(context.idempotencyKey),
+    });
+    const send = (id: string) =>
+      receiver.handle(
+        new Request('http://r.test/', requestInit(authorized(sampleStatusWebhook, { [HEADERS.webhookId]: id }))),
+      );
+    expect((await send('evt_1')).status).toBe(200);
+    expect((await send('evt_1')).status).toBe(200);
+    expect((await send('evt_2')).status).toBe(200);
+    expect(keys).toEqual(['id:evt_1', 'id:evt_2']);
+  });
+
+  it('answers 500 (not a hang) when the request body was already read', async () => {
+    const receiver = createWebhookReceiver({ authKeys: AUTH_KEY, onEvent });
+    const request = new Request('http://r.test/', requestInit(authorized(sampleStatusWebhook)));
+    await request.text();
+    const response = await receiver.handle(request);
+    expect(response.status).toBe(500);
+    expect((await response.json()).error.code).toBe('receiver_misconfigured');
+  });
+
+  it('answers 503 + Retry-After when the idempotency store is down, without running the handler', async () => {
+    let runs = 0;
+    const broken = {
+      claim: () => Promise.reject(new Error('connection refused')),
+      complete: () => Promise.resolve(false),
+      release: () => Promise.resolve(false),
+    };
+    const receiver = createWebhookReceiver({
+      authKeys: AUTH_KEY,
+      idempotencyStore: broken,
+      onEvent: () => void runs++,
+    });
+    const response = await receiver.handle(new Request('http://r.test/', requestInit(authorized(sampleStatusWebhook))));
+    expect(response.status).toBe(503);
+    expect(response.headers.get(HEADERS.retryAfter)).not.toBeNull();
+    expect(runs).toBe(0);
+  });
+});

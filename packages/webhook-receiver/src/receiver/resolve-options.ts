@@ -1,0 +1,91 @@
+import {
+  AUTH_KEY_MIN_LENGTH,
+  DEFAULT_HANDLER_TIMEOUT_MS,
+  DEFAULT_IDEMPOTENCY_LEASE_MS,
+  DEFAULT_IDEMPOTENCY_TTL_MS,
+  DEFAULT_MAX_BODY_BYTES,
+} from '@kyc/contracts';
+import { memoryIdempotencyStore } from '../idempotency/memory.js';
+import type { IdempotencyStore } from '../idempotency/store.js';
+import { createStandardWebhooksVerifier, type StandardWebhooksVerifier } from '../signatures/standard-webhooks.js';
+import { WebhookError } from '../webhook-error.js';
+import type { ReceiverLogger, WebhookHandler, WebhookReceiverOptions } from './types.js';
+
+/** Options after validation, with every default applied. */
+export interface ResolvedOptions {
+  readonly authKeys: readonly string[] | undefined;
+  readonly onEvent: WebhookHandler;
+  readonly store: IdempotencyStore;
+  readonly maxBodyBytes: number;
+  readonly strict: boolean;
+  readonly handlerTimeoutMs: number;
+  readonly ttlMs: number;
+  readonly leaseMs: number;
+  readonly signatures: StandardWebhooksVerifier | undefined;
+  readonly logger: ReceiverLogger;
+}
+
+/**
+ * Without a logger, only errors are reported (a failed handler, a misconfigured framework, a
+ * store failure), so a broken set-up is never silent. Fields never carry key material.
+ */
+const DEFAULT_LOGGER: ReceiverLogger = {
+  error: (message, fields) => console.error(`[@kyc/webhook-receiver] ${message}`, fields ?? {}),
+};
+
+function invalid(message: string): never {
+  throw new WebhookError('invalid_option', `createWebhookReceiver: ${message}`);
+}
+
+function positive(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0)
+    invalid(`${name} must be a positive integer.`);
+  return value;
+}
+
+function resolveKeys(options: WebhookReceiverOptions): readonly string[] | undefined {
+  const given: unknown = options.authKeys;
+  if (given === undefined) {
+    if (options.allowUnauthenticated === true) return undefined;
+    invalid('authKeys is required (or pass allowUnauthenticated: true to accept v1 deliveries without a key).');
+  }
+  const keys: readonly unknown[] = Array.isArray(given) ? given : [given];
+  if (keys.length === 0) invalid('authKeys must list at least one key.');
+  keys.forEach((key, position) => {
+    // Names the position only: an error message must never carry any part of a key.
+    if (typeof key !== 'string') invalid(`authKeys[${position}] must be a string.`);
+    if (key.length < AUTH_KEY_MIN_LENGTH) {
+      invalid(`authKeys[${position}] is shorter than ${AUTH_KEY_MIN_LENGTH} characters.`);
+    }
+    if (key.trim() !== key || /\s/.test(key)) invalid(`authKeys[${position}] contains whitespace.`);
+  });
+  return keys as readonly string[];
+}
+
+/** Validates options and applies defaults; throws `WebhookError('invalid_option')` naming the option. */
+export function resolveOptions(options: WebhookReceiverOptions): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) invalid('options must be an object.');
+  if (typeof options.onEvent !== 'function') invalid('onEvent must be a function.');
+  const secrets = options.signingSecrets;
+  const now = options.now ?? Date.now;
+  const signatureToleranceMs = positive('signatureToleranceMs', options.signatureToleranceMs, 1);
+  return {
+    authKeys: resolveKeys(options),
+    onEvent: options.onEvent,
+    store: options.idempotencyStore ?? memoryIdempotencyStore(),
+    maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
+    strict: options.strict === true,
+    handlerTimeoutMs: positive('handlerTimeoutMs', options.handlerTimeoutMs, DEFAULT_HANDLER_TIMEOUT_MS),
+    ttlMs: positive('idempotencyTtlMs', options.idempotencyTtlMs, DEFAULT_IDEMPOTENCY_TTL_MS),
+    leaseMs: positive('idempotencyLeaseMs', options.idempotencyLeaseMs, DEFAULT_IDEMPOTENCY_LEASE_MS),
+    signatures:
+      secrets === undefined
+        ? undefined
+        : createStandardWebhooksVerifier(
+            secrets,
+            options.signatureToleranceMs === undefined ? { now } : { now, toleranceMs: signatureToleranceMs },
+          ),
+    logger: options.logger ?? DEFAULT_LOGGER,
+  };
+}

@@ -1,0 +1,84 @@
+import type { KycWebhookEvent } from '../parse-webhook.js';
+import { acceptedAnswer, DEFAULT_RETRY_AFTER_SECONDS, errorAnswer } from './answers.js';
+import type { ResolvedOptions } from './resolve-options.js';
+import type { ReceiverAnswer, ReceiverInput, WebhookContext } from './types.js';
+
+/** Log fields of an error: its name and message, nothing else (no stack, no cause chain). */
+export function errorFields(error: unknown): Record<string, unknown> {
+  if (error instanceof Error) return { errorName: error.name, errorMessage: error.message };
+  return { errorName: typeof error };
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/**
+ * Runs one claimed event — the DESIGN rows "handler runs once", "handler throws" (500, claim
+ * released) and "still running after 25 s" (503, claim kept until the handler really ends).
+ */
+export async function runClaimed(
+  options: ResolvedOptions,
+  event: KycWebhookEvent,
+  token: string,
+  input: ReceiverInput,
+): Promise<ReceiverAnswer> {
+  const { store, logger } = options;
+  const key = event.idempotencyKey;
+  const fields = { idempotencyKey: key, sessionId: event.sessionId };
+  // Created only if the handler asks for it: most never do, and it costs on every delivery.
+  let controller: AbortController | undefined;
+  const context: WebhookContext = {
+    idempotencyKey: key,
+    webhookId: event.webhookId,
+    get signal() {
+      controller ??= new AbortController();
+      return controller.signal;
+    },
+    header: (name) => input.header(name.toLowerCase()) ?? undefined,
+  };
+
+  const failed = async (error: unknown): Promise<ReceiverAnswer> => {
+    logger.error?.('webhook handler failed; claim released so a retry runs it', { ...fields, ...errorFields(error) });
+    await store.release(key, token).catch((releaseError: unknown) => {
+      logger.error?.('idempotency store: release failed', { ...fields, ...errorFields(releaseError) });
+    });
+    return errorAnswer(500, 'handler_failed');
+  };
+  const completed = async (): Promise<ReceiverAnswer> => {
+    // The work is done: a store failure now must not make the sender run it again, so answer 200 anyway.
+    await store.complete(key, token, { ttlMs: options.ttlMs }).catch((completeError: unknown) => {
+      logger.error?.('idempotency store: complete failed', { ...fields, ...errorFields(completeError) });
+    });
+    logger.info?.('webhook processed', fields);
+    return acceptedAnswer(false);
+  };
+
+  let result: unknown;
+  try {
+    result = options.onEvent(event, context);
+  } catch (error) {
+    return failed(error);
+  }
+  // A synchronous handler has already ended: no timer needed.
+  if (!isThenable(result)) return completed();
+  const settled = Promise.resolve(result).then(completed, failed);
+
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<ReceiverAnswer>((resolve) => {
+    timer = setTimeout(() => {
+      logger.warn?.('webhook handler still running; answered 503 and kept the claim', {
+        ...fields,
+        handlerTimeoutMs: options.handlerTimeoutMs,
+      });
+      controller ??= new AbortController();
+      controller.abort(new Error('The receiver answered 503 while the handler was still running.'));
+      resolve(errorAnswer(503, 'handler_timeout', DEFAULT_RETRY_AFTER_SECONDS));
+    }, options.handlerTimeoutMs);
+  });
+  try {
+    return await Promise.race([settled, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,105 @@
+import { HEADERS, sampleStatusWebhook } from '@kyc/contracts';
+import { Webhook } from 'standardwebhooks';
+import { describe, expect, it } from 'vitest';
+import { AUTH_KEY } from '../../test/support/receiver-table.js';
+import { createWebhookReceiver } from '../index.js';
+import { createStandardWebhooksVerifier } from './standard-webhooks.js';
+
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const NEXT_SECRET = 'whsec_c2Vjb25kLXNlY3JldC1mb3Itcm90YXRpb24=';
+const OTHER_SECRET = 'whsec_b3RoZXItc2VjcmV0LW5vdC1jb25maWd1cmVk';
+const body = JSON.stringify(sampleStatusWebhook);
+const bytes = new TextEncoder().encode(body);
+
+/** Signs with the reference `standardwebhooks` package. */
+function sign(secret: string, id: string, at: Date, payload = body) {
+  const signature = new Webhook(secret).sign(id, at, payload);
+  return { id, timestamp: String(Math.floor(at.getTime() / 1000)), signature };
+}
+
+describe('Standard Webhooks interop (signatures made by the standardwebhooks package)', () => {
+  const verifier = createStandardWebhooksVerifier([NEXT_SECRET, SECRET]);
+
+  it('verifies a valid signature, with either rotation secret', async () => {
+    expect(await verifier.verify(sign(SECRET, 'msg_1', new Date()), bytes)).toEqual({ ok: true });
+    expect(await verifier.verify(sign(NEXT_SECRET, 'msg_1', new Date()), bytes)).toEqual({ ok: true });
+  });
+
+  it('accepts when any of several listed signatures is valid', async () => {
+    const good = sign(SECRET, 'msg_2', new Date());
+    const bad = sign(OTHER_SECRET, 'msg_2', new Date());
+    expect(await verifier.verify({ ...good, signature: `${bad.signature} ${good.signature}` }, bytes)).toEqual({
+      ok: true,
+    });
+  });
+
+  it('refuses a tampered body, a changed id, a wrong secret, a stale or future timestamp, and garbage', async () => {
+    const signed = sign(SECRET, 'msg_3', new Date());
+    const tampered = new TextEncoder().encode(body.replace('APPROVED', 'REJECTED'));
+    expect(await verifier.verify(signed, tampered)).toEqual({ ok: false, code: 'invalid_signature' });
+    expect(await verifier.verify({ ...signed, id: 'msg_4' }, bytes)).toEqual({ ok: false, code: 'invalid_signature' });
+    expect(await verifier.verify(sign(OTHER_SECRET, 'msg_3', new Date()), bytes)).toEqual({
+      ok: false,
+      code: 'invalid_signature',
+    });
+    const stale = sign(SECRET, 'msg_3', new Date(Date.now() - 10 * 60 * 1000));
+    expect(await verifier.verify(stale, bytes)).toEqual({ ok: false, code: 'stale_signature' });
+    const future = sign(SECRET, 'msg_3', new Date(Date.now() + 10 * 60 * 1000));
+    expect(await verifier.verify(future, bytes)).toEqual({ ok: false, code: 'stale_signature' });
+    expect(await verifier.verify({ ...signed, signature: 'v1,!!!' }, bytes)).toEqual({
+      ok: false,
+      code: 'invalid_signature',
+    });
+    expect(await verifier.verify({ ...signed, signature: 'v2,abc' }, bytes)).toEqual({
+      ok: false,
+      code: 'invalid_signature',
+    });
+    expect(await verifier.verify({ ...signed, timestamp: 'soon' }, bytes)).toEqual({
+      ok: false,
+      code: 'invalid_signature',
+    });
+    expect(await verifier.verify({ ...signed, signature: null }, bytes)).toEqual({
+      ok: false,
+      code: 'missing_signature',
+    });
+  });
+
+  it('refuses a secret that is not base64 without echoing it', () => {
+    expect(() => createStandardWebhooksVerifier(['whsec_@@@@'])).toThrow(/signingSecrets\[0\] is not base64/);
+    try {
+      createStandardWebhooksVerifier(['whsec_@@@@']);
+    } catch (error) {
+      expect(String(error)).not.toContain('@@@@');
+    }
+  });
+
+  it('makes the receiver answer 401 for a bad signature and 200 for a good one', async () => {
+    let runs = 0;
+    const receiver = createWebhookReceiver({
+      authKeys: AUTH_KEY,
+      signingSecrets: SECRET,
+      logger: {},
+      onEvent: () => void runs++,
+    });
+    const deliver = (signed: ReturnType<typeof sign>, payload = body) =>
+      receiver.handle(
+        new Request('http://r.test/', {
+          method: 'POST',
+          body: payload,
+          headers: {
+            [HEADERS.authorization]: `Bearer ${AUTH_KEY}`,
+            [HEADERS.webhookId]: signed.id,
+            [HEADERS.webhookTimestamp]: signed.timestamp,
+            [HEADERS.webhookSignature]: signed.signature,
+          },
+        }),
+      );
+    const tampered = await deliver(sign(SECRET, 'msg_9', new Date()), body.replace('APPROVED', 'REJECTED'));
+    expect(tampered.status).toBe(401);
+    expect(tampered.headers.get(HEADERS.wwwAuthenticate)).toBe('Bearer');
+    expect((await deliver(sign(OTHER_SECRET, 'msg_9', new Date()))).status).toBe(401);
+    expect(runs).toBe(0);
+    expect((await deliver(sign(SECRET, 'msg_9', new Date()))).status).toBe(200);
+    expect(runs).toBe(1);
+  });
+});

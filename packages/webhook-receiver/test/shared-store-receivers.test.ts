@@ -1,0 +1,78 @@
+import { sampleStatusWebhook } from '@kyc/contracts';
+import { POSTGRES_URL, postgresAvailable, REDIS_URL, redisAvailable } from '@kyc/test-support';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { createWebhookReceiver, type IdempotencyStore } from '../src/index.js';
+import { createIdempotencyTable, postgresIdempotencyStore } from '../src/postgres.js';
+import { redisIdempotencyStore } from '../src/redis.js';
+import { requestInit } from './support/fetch-send.js';
+import { AUTH_KEY, authorized } from './support/receiver-table.js';
+
+/** Two receivers (two replicas) over one shared store, 50 identical deliveries split between them. */
+async function fiftyDeliveriesOverTwoReplicas(stores: readonly [IdempotencyStore, IdempotencyStore]) {
+  let runs = 0;
+  const onEvent = async () => {
+    runs++;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  };
+  // A one-minute TTL so the shared Redis is not left holding test keys for the 7-day default.
+  const receivers = stores.map((idempotencyStore) =>
+    createWebhookReceiver({ authKeys: AUTH_KEY, idempotencyStore, onEvent, idempotencyTtlMs: 60_000, logger: {} }),
+  );
+  const body = { ...sampleStatusWebhook, sessionId: `sess_shared_${process.pid}_${Date.now()}` };
+  const statuses = await Promise.all(
+    Array.from({ length: 50 }, async (_, index) => {
+      const receiver = receivers[index % 2];
+      if (receiver === undefined) throw new Error('no receiver');
+      return (await receiver.handle(new Request('http://r.test/', requestInit(authorized(body))))).status;
+    }),
+  );
+  const after = await receivers[1]?.handle(new Request('http://r.test/', requestInit(authorized(body))));
+  return { runs, statuses, after: after?.status };
+}
+
+describe.skipIf(!(await redisAvailable()))('two receivers sharing a real Redis store', () => {
+  it('run the handler once for 50 concurrent identical deliveries', async () => {
+    const clients = [new Redis(REDIS_URL), new Redis(REDIS_URL)] as const;
+    const keyPrefix = `kyc:test:shared:${process.pid}:`;
+    try {
+      const { runs, statuses, after } = await fiftyDeliveriesOverTwoReplicas([
+        redisIdempotencyStore(clients[0], { keyPrefix }),
+        redisIdempotencyStore(clients[1], { keyPrefix }),
+      ]);
+      expect(runs).toBe(1);
+      // 409 while the one run is in progress, 200 (duplicate) for any that arrive after it completed.
+      expect(statuses.every((status) => status === 200 || status === 409)).toBe(true);
+      expect(statuses).toContain(409);
+      expect(after).toBe(200);
+    } finally {
+      for (const client of clients) client.disconnect();
+    }
+  });
+});
+
+describe.skipIf(!(await postgresAvailable()))('two receivers sharing a real Postgres store', () => {
+  it('run the handler once for 50 concurrent identical deliveries', async () => {
+    const pools = [
+      new pg.Pool({ connectionString: POSTGRES_URL }),
+      new pg.Pool({ connectionString: POSTGRES_URL }),
+    ] as const;
+    const tableName = `kyc_receiver_shared_${process.pid}`;
+    try {
+      await createIdempotencyTable(pools[0], { tableName });
+      const { runs, statuses, after } = await fiftyDeliveriesOverTwoReplicas([
+        postgresIdempotencyStore(pools[0], { tableName }),
+        postgresIdempotencyStore(pools[1], { tableName }),
+      ]);
+      expect(runs).toBe(1);
+      // 409 while the one run is in progress, 200 (duplicate) for any that arrive after it completed.
+      expect(statuses.every((status) => status === 200 || status === 409)).toBe(true);
+      expect(statuses).toContain(409);
+      expect(after).toBe(200);
+    } finally {
+      await pools[0].query(`DROP TABLE IF EXISTS ${tableName}`);
+      await Promise.all(pools.map((pool) => pool.end()));
+    }
+  });
+});

@@ -1,0 +1,19 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: [
+    'src/index.ts',
+    'src/node.ts',
+    'src/fastify.ts',
+    'src/koa.ts',
+    'src/redis.ts',
+    'src/postgres.ts',
+    'src/testing.ts',
+  ],
+  format: ['esm', 'cjs'],
+  // tsup's declaration build sets `baseUrl`, which TypeScript 6 deprecates.
+  dts: { compilerOptions: { ignoreDeprecations: '6.0' } },
+  sourcemap: true,
+  clean: true,
+  target: 'es2022',
+});
