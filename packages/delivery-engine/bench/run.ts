@@ -1,0 +1,217 @@
+/**
+ * `pnpm bench`: throughput of the engine as a ratio to a bare undici loop (the ceiling),
+ * enqueue→received latency on an idle engine, and memory with 100 000 waiting deliveries.
+ * Every loop is bounded. Run under `flock /tmp/kyc-bench.lock` (the script does).
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { HEADERS, sampleStatusWebhook, WEBHOOK_USER_AGENT } from '@kyc/contracts';
+import { createTestCertificate, POSTGRES_URL, postgresAvailable } from '@kyc/test-support';
+import pg from 'pg';
+import { Agent, request } from 'undici';
+import { createDeliveryEngine, sqliteDeliveryStore } from '../src/index.js';
+import { postgresDeliveryStore } from '../src/postgres.js';
+import { spawnWorker } from '../test/support/spawn-worker.js';
+
+const CONCURRENCY = 16;
+const THROUGHPUT_EVENTS = Number(process.env.KYC_BENCH_EVENTS ?? 20_000);
+const LATENCY_SAMPLES = 200;
+const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+const tls = await createTestCertificate();
+const body = JSON.stringify({ ...sampleStatusWebhook, sessionId: 'bench' });
+const loopback = { allowPrivateNetworks: ['127.0.0.0/8'], tls: { ca: tls.cert } } as const;
+const dir = mkdtempSync(join(tmpdir(), 'kyc-bench-'));
+
+function forkTs(file: string, env: Record<string, string>, execArgv: string[] = []): ChildProcess {
+  return fork(here(file), [], {
+    execArgv: ['--import', 'tsx', '--conditions=@kyc/source', ...execArgv],
+    env: { ...process.env, ...env },
+  });
+}
+const nextMessage = async <T>(child: ChildProcess): Promise<T> => (await once(child, 'message'))[0] as T;
+
+async function bareUndiciLoop(url: string): Promise<number> {
+  const agent = new Agent({ connect: { ca: tls.cert }, connections: CONCURRENCY });
+  const headers = { [HEADERS.contentType]: 'application/json', [HEADERS.userAgent]: WEBHOOK_USER_AGENT };
+  let sent = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (sent < THROUGHPUT_EVENTS) {
+        sent++;
+        const response = await request(url, { method: 'POST', headers, body, dispatcher: agent });
+        await response.body.dump();
+      }
+    }),
+  );
+  const rate = THROUGHPUT_EVENTS / ((performance.now() - started) / 1000);
+  await agent.close();
+  return rate;
+}
+
+async function sqliteThroughput(url: string): Promise<number> {
+  const store = sqliteDeliveryStore({ path: join(dir, 'throughput.db') });
+  let delivered = 0;
+  let done: () => void = () => undefined;
+  const finished = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  const engine = createDeliveryEngine({
+    store,
+    ...loopback,
+    concurrency: CONCURRENCY,
+    perEndpointConcurrency: CONCURRENCY,
+    onAttempt: (event) => {
+      if (event.state === 'delivered' && ++delivered === THROUGHPUT_EVENTS) done();
+    },
+  });
+  for (let i = 0; i < THROUGHPUT_EVENTS; i++) await engine.enqueue({ url, body });
+  const started = performance.now();
+  await engine.start();
+  await Promise.race([finished, new Promise((resolve) => setTimeout(resolve, 120_000))]);
+  const rate = delivered / ((performance.now() - started) / 1000);
+  await engine.stop();
+  await store.close();
+  return rate;
+}
+
+async function postgresThroughput(url: string, workers: number): Promise<number> {
+  const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 4 });
+  const schema = `kyc_de_bench_${process.pid}`;
+  const store = postgresDeliveryStore({ pool, schema });
+  const engine = createDeliveryEngine({ store, ...loopback });
+  const count = async () =>
+    Number(
+      (await pool.query(`SELECT count(*)::int AS n FROM ${schema}.deliveries WHERE state = 'delivered'`)).rows[0]?.n,
+    );
+  try {
+    await store.migrate();
+    const config = { store: 'postgres', postgresUrl: POSTGRES_URL, schema, ca: tls.cert, concurrency: CONCURRENCY };
+    const children = Array.from({ length: workers }, () =>
+      spawnWorker({ ...config, leaseMs: 45_000, deadlineMs: 30_000, poolSize: 8 }),
+    );
+    await Promise.all(children.map((child) => child.started));
+    // All events commit in one transaction: one NOTIFY wakes the idle workers together; the
+    // clock starts after the commit (worker start-up is not counted).
+    const events = Math.floor(THROUGHPUT_EVENTS / 2);
+    const client = await pool.connect();
+    await client.query('BEGIN');
+    for (let i = 0; i < events; i++) await engine.enqueue({ url, body }, { transaction: client });
+    await client.query('COMMIT');
+    client.release();
+    // A long-lived queue table has statistics (autovacuum analyses it, more eagerly with the
+    // settings the migration sets); a table filled a second ago has none, and the planner
+    // would sort the whole backlog on every claim instead of walking the due index.
+    await pool.query(`ANALYZE ${schema}.deliveries`);
+    const started = performance.now();
+    let delivered = 0;
+    const giveUpAt = Date.now() + 120_000;
+    while (delivered < events && Date.now() < giveUpAt) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      delivered = await count();
+    }
+    const rate = delivered / ((performance.now() - started) / 1000);
+    await Promise.all(children.map((child) => child.exited));
+    return rate;
+  } finally {
+    await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await pool.end();
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+/** Enqueue → received on an idle engine, with an in-process receiver so both ends share one clock. */
+async function idleLatency(kind: 'sqlite' | 'postgres'): Promise<{ p50: number; p99: number }> {
+  const enqueuedAt = new Map<string, number>();
+  const samples: number[] = [];
+  const server = createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
+    const sent = enqueuedAt.get(String(req.headers[HEADERS.webhookId]));
+    if (sent !== undefined) samples.push(performance.now() - sent);
+    req.resume();
+    res.end('ok');
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  const pool = kind === 'postgres' ? new pg.Pool({ connectionString: POSTGRES_URL, max: 4 }) : undefined;
+  const schema = `kyc_de_latency_${process.pid}`;
+  const makeStore = () =>
+    pool === undefined
+      ? sqliteDeliveryStore({ path: join(dir, 'latency.db') })
+      : postgresDeliveryStore({ pool, schema });
+  const store = makeStore();
+  const worker = createDeliveryEngine({ store, ...loopback });
+  // With Postgres the event is enqueued through a second store object, so only NOTIFY can wake the worker.
+  const enqueuer = pool === undefined ? worker : createDeliveryEngine({ store: makeStore(), ...loopback });
+  await worker.start();
+  for (let i = 0; i < LATENCY_SAMPLES; i++) {
+    const id = `lat-${kind}-${i}`;
+    enqueuedAt.set(id, performance.now());
+    await enqueuer.enqueue({ id, url, body });
+    const deadline = Date.now() + 2000;
+    while (samples.length <= i && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 1));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  await worker.stop();
+  await store.close();
+  if (pool !== undefined) {
+    await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await pool.end();
+  }
+  server.closeAllConnections();
+  server.close();
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+}
+
+const receiver = forkTs('./receiver-process.ts', { KYC_BENCH_TLS: JSON.stringify(tls) });
+const { port } = await nextMessage<{ port: number }>(receiver);
+const url = `https://127.0.0.1:${port}/hook`;
+const fmt = (n: number) => n.toFixed(0).padStart(7);
+try {
+  console.log(`delivery-engine bench: ${THROUGHPUT_EVENTS} POSTs per throughput run, concurrency ${CONCURRENCY}`);
+  // The machine is shared: each engine figure is divided by a ceiling measured just before it.
+  const ceiling = await bareUndiciLoop(url);
+  console.log(`bare undici request loop (ceiling) ${fmt(ceiling)} /s`);
+  const sqlite = await sqliteThroughput(url);
+  console.log(
+    `engine, SQLite store              ${fmt(sqlite)} /s  = ${(sqlite / ceiling).toFixed(2)}× ceiling (target ≥ 0.25×)`,
+  );
+  const hasPostgres = await postgresAvailable();
+  if (hasPostgres) {
+    const ceilingAgain = await bareUndiciLoop(url);
+    console.log(`bare undici request loop (ceiling) ${fmt(ceilingAgain)} /s`);
+    const postgres = await postgresThroughput(url, 4);
+    console.log(
+      `engine, Postgres, 4 workers        ${fmt(postgres)} /s  = ${(postgres / ceilingAgain).toFixed(2)}× ceiling (target ≥ 2000/s)`,
+    );
+  }
+  const sqliteLatency = await idleLatency('sqlite');
+  console.log(
+    `idle enqueue→received, SQLite      p50 ${sqliteLatency.p50.toFixed(2)} ms, p99 ${sqliteLatency.p99.toFixed(2)} ms (target < 5 / < 50)`,
+  );
+  if (hasPostgres) {
+    const pgLatency = await idleLatency('postgres');
+    console.log(
+      `idle enqueue→received, PG NOTIFY   p50 ${pgLatency.p50.toFixed(2)} ms, p99 ${pgLatency.p99.toFixed(2)} ms (target p50 < 10)`,
+    );
+  }
+  const rssChild = forkTs('./rss-process.ts', {}, ['--expose-gc']);
+  const rss = await nextMessage<Record<string, number>>(rssChild);
+  console.log(
+    `memory, idle engine: empty store RSS ${rss.emptyRssMb?.toFixed(1)} MB (heap ${rss.emptyHeapMb?.toFixed(1)} MB, ${rss.emptyTimers} timers); ` +
+      `${rss.waiting} waiting deliveries RSS ${rss.fullRssMb?.toFixed(1)} MB (heap ${rss.fullHeapMb?.toFixed(1)} MB, ${rss.fullTimers} timers)`,
+  );
+} finally {
+  receiver.send('exit');
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,27 @@
+/**
+ * Where the engine gets its time. Every schedule decision, lease and timestamp goes through it,
+ * so a {@link createManualClock} drives the exact retry schedule in tests without waiting.
+ */
+export interface Clock {
+  /** Epoch milliseconds. */
+  now(): number;
+  /** Resolves after `ms` of this clock's time, or as soon as `signal` aborts. Never rejects. */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+}
+
+/** The wall clock: `Date.now()` and one `setTimeout` per sleep (the engine sleeps on one at a time). */
+export const systemClock: Clock = Object.freeze({
+  now: () => Date.now(),
+  sleep: (ms: number, signal: AbortSignal) =>
+    new Promise<void>((resolve) => {
+      if (signal.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      // setTimeout caps at 2^31-1 ms; a longer sleep just wakes early and re-checks.
+      const timer = setTimeout(done, Math.min(Math.max(0, ms), 2 ** 31 - 1));
+      signal.addEventListener('abort', done, { once: true });
+    }),
+});

@@ -1,0 +1,253 @@
+import { setMaxListeners } from 'node:events';
+import { DeliveryEngineError } from '../delivery-engine-error.js';
+import type { DeliveryFilter, DeliveryRecord, DeliveryState, DeliverySummary, InsertOptions } from '../store/store.js';
+import { type Clock, systemClock } from './clock.js';
+import { createEndpointLimiter } from './endpoint-limiter.js';
+import { type DeliveryEngineOptions, resolveOptions } from './options.js';
+import { prepareEvent, type WebhookEvent } from './prepare-event.js';
+import { type AttemptContext, describe, runAttempt } from './run-attempt.js';
+import { createSender } from './sender.js';
+import { checkUrlAtEnqueue } from './url-check.js';
+import { createWakeup } from './wakeup.js';
+
+/** What `enqueue` resolves with once the event is stored. */
+export interface EnqueueResult {
+  /** The event id (Webhook-Id header). */
+  readonly id: string;
+  /** `false` when an event with this id was already stored: enqueue is idempotent per event id. */
+  readonly created: boolean;
+}
+
+/** Options of `stop()`. */
+export interface StopOptions {
+  /** How long to let attempts in flight finish before aborting and releasing them (default: the deadline). */
+  readonly graceMs?: number;
+}
+
+/** A running (or stopped) delivery engine. */
+export interface DeliveryEngine<Transaction = never> {
+  /**
+   * Stores an event for delivery and resolves once it is durable, or once it is written in
+   * `options.transaction` (Postgres: the caller's `pg` client inside `BEGIN`, so the business
+   * change and the webhook commit together). Throws {@link DeliveryEngineError} on bad input.
+   */
+  enqueue(event: WebhookEvent, options?: InsertOptions<Transaction>): Promise<EnqueueResult>;
+  /** Starts the delivery loop (idempotent). Enqueue works before `start()`: nothing is sent until then. */
+  start(): Promise<void>;
+  /** Stops claiming; waits for attempts in flight, aborts and releases what is left after `graceMs`. */
+  stop(options?: StopOptions): Promise<void>;
+  /** A delivery with its state, every attempt and every redelivery; `undefined` if unknown. */
+  getDelivery(id: string): Promise<DeliveryRecord | undefined>;
+  /** Deliveries newest first, filtered by state, URL and creation time. */
+  listDeliveries(filter?: DeliveryFilter): Promise<DeliverySummary[]>;
+  /** Starts a new round of attempts now, with the same Webhook-Id header, for a delivered or failed delivery. */
+  redeliver(id: string): Promise<void>;
+}
+
+const STATES: readonly DeliveryState[] = ['pending', 'delivered', 'failed'];
+
+/**
+ * Creates the engine that stores, sends, retries and logs webhooks. Nothing is kept in memory
+ * per waiting delivery: the loop asks the store for the next due time and sleeps once until
+ * then, or until `enqueue`, `redeliver` or a store notification wakes it.
+ *
+ * @example
+ * ```ts
+ * const engine = createDeliveryEngine({ store: sqliteDeliveryStore({ path: 'webhooks.db' }) });
+ * await engine.start();
+ * await engine.enqueue({ url: 'https://company.example/kyc', authKey, body: webhookBody });
+ * ```
+ */
+export function createDeliveryEngine<Transaction = never>(
+  options: DeliveryEngineOptions<Transaction>,
+): DeliveryEngine<Transaction> {
+  const resolved = resolveOptions(options);
+  const store = options.store;
+  const clock: Clock = options.clock ?? systemClock;
+  const logger = options.logger;
+  const limiter = createEndpointLimiter(resolved.perEndpointConcurrency);
+  const wakeup = createWakeup();
+  const sender = createSender(options, resolved.deadlineMs);
+  /** Attempts holding a concurrency slot: from claim until the HTTP exchange ends. */
+  const inFlight = new Set<symbol>();
+  /** Every attempt not yet finished, recording included: what `stop()` waits for. */
+  const unfinished = new Set<Promise<void>>();
+  let abort = new AbortController();
+  let running = false;
+  let loop: Promise<void> | undefined;
+  let unsubscribe: (() => Promise<void>) | undefined;
+  let migrated: Promise<void> | undefined;
+
+  const ready = () => {
+    migrated ??= store.migrate().catch((error: unknown) => {
+      migrated = undefined;
+      throw error;
+    });
+    return migrated;
+  };
+
+  const context = (): AttemptContext => ({
+    store: store as AttemptContext['store'],
+    clock,
+    send: sender.send,
+    options: resolved,
+    signingSecret: options.signing?.secret,
+    onAttempt: options.onAttempt,
+    logger,
+    abort: abort.signal,
+  });
+
+  /** Claims as much due work as there are free slots; `true` if it may be worth claiming again at once. */
+  async function fill(): Promise<boolean> {
+    const free = resolved.concurrency - inFlight.size;
+    if (free <= 0) return false;
+    const claims = await store.claim({
+      now: clock.now(),
+      limit: free,
+      leaseMs: resolved.leaseMs,
+      excludeOrigins: limiter.saturated(),
+    });
+    const ctx = context();
+    for (const claim of claims) {
+      if (!limiter.tryAcquire(claim.origin)) {
+        // Several due deliveries of one busy endpoint came in one batch: give the surplus back
+        // (no lost lease) so it does not wait in memory holding a lease.
+        await store.release(claim).catch((error: unknown) => {
+          logger?.warn?.('could not release a surplus claim; it is retried when its lease ends', {
+            deliveryId: claim.id,
+            error: describe(error),
+          });
+        });
+        continue;
+      }
+      const slot = Symbol(claim.id);
+      inFlight.add(slot);
+      // The slot is given back as soon as the exchange ends, before its result is written, so
+      // the store's group commit never holds an HTTP slot idle.
+      const freeSlot = () => {
+        if (!inFlight.delete(slot)) return;
+        limiter.release(claim.origin);
+        wakeup.wake();
+      };
+      const task: Promise<void> = runAttempt(ctx, claim, freeSlot).finally(() => {
+        freeSlot();
+        unfinished.delete(task);
+      });
+      unfinished.add(task);
+    }
+    return claims.length > 0 && inFlight.size < resolved.concurrency;
+  }
+
+  async function idle(): Promise<void> {
+    let sleepMs = resolved.pollIntervalMs;
+    if (inFlight.size < resolved.concurrency) {
+      const due = await store.nextDueAt(limiter.saturated());
+      if (due !== undefined) sleepMs = Math.min(sleepMs, due - clock.now());
+    }
+    if (sleepMs <= 0) {
+      // Due but not claimable right now (another worker's claim is committing): yield briefly
+      // on the real clock instead of spinning on the store.
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      return;
+    }
+    const interrupt = new AbortController();
+    await Promise.race([clock.sleep(sleepMs, interrupt.signal), wakeup.wait(interrupt.signal)]);
+    interrupt.abort();
+  }
+
+  async function run(): Promise<void> {
+    while (running) {
+      // Let the I/O callbacks of this turn finish first: attempts completing together free
+      // their slots together, and one claim then fills them all.
+      await new Promise((resolve) => setImmediate(resolve));
+      wakeup.reset();
+      try {
+        if (await fill()) continue;
+        if (!running) break;
+        await idle();
+      } catch (error) {
+        logger?.error?.('delivery loop: store call failed; retrying after the poll interval', {
+          error: describe(error),
+        });
+        const pause = new AbortController();
+        await Promise.race([clock.sleep(resolved.pollIntervalMs, pause.signal), wakeup.wait(pause.signal)]);
+        pause.abort();
+      }
+    }
+  }
+
+  return {
+    async enqueue(event, insertOptions) {
+      if (event === null || typeof event !== 'object') {
+        throw new DeliveryEngineError('invalid_event', 'enqueue: expected an event object');
+      }
+      const url = await checkUrlAtEnqueue(event.url, options);
+      const delivery = prepareEvent(event, url, clock.now());
+      await ready();
+      const { created } = await store.insert(delivery, insertOptions);
+      if (!created && insertOptions?.transaction === undefined) {
+        const existing = await store.get(delivery.id);
+        if (existing !== undefined && (existing.url !== delivery.url || existing.body !== delivery.body)) {
+          throw new DeliveryEngineError(
+            'event_id_conflict',
+            `enqueue: event id ${delivery.id} is already stored with a different URL or body`,
+          );
+        }
+      }
+      wakeup.wake();
+      return { id: delivery.id, created };
+    },
+
+    async start() {
+      if (running) return;
+      await ready();
+      abort = new AbortController();
+      // Every attempt in flight listens on this one signal; the count is bounded by `concurrency`.
+      setMaxListeners(resolved.concurrency + 10, abort.signal);
+      running = true;
+      if (store.subscribe !== undefined) unsubscribe = await store.subscribe(() => wakeup.wake());
+      loop = run();
+    },
+
+    async stop(stopOptions) {
+      if (!running) return;
+      running = false;
+      wakeup.wake();
+      await loop;
+      const graceMs = stopOptions?.graceMs ?? resolved.deadlineMs;
+      const drained = Promise.all(unfinished);
+      const timer = new AbortController();
+      await Promise.race([drained, systemClock.sleep(graceMs, timer.signal)]);
+      timer.abort();
+      abort.abort();
+      await Promise.all(unfinished);
+      await sender.close();
+      await unsubscribe?.();
+      unsubscribe = undefined;
+    },
+
+    async getDelivery(id) {
+      if (typeof id !== 'string') throw new DeliveryEngineError('invalid_event', 'getDelivery: id must be a string');
+      await ready();
+      return store.get(id);
+    },
+
+    async listDeliveries(filter) {
+      if (filter?.state !== undefined && !STATES.includes(filter.state)) {
+        throw new DeliveryEngineError('invalid_option', `listDeliveries: state must be one of ${STATES.join(', ')}`);
+      }
+      await ready();
+      return store.list(filter);
+    },
+
+    async redeliver(id) {
+      await ready();
+      const result = await store.redeliver(id, clock.now());
+      if (result === 'not_found') throw new DeliveryEngineError('not_found', `redeliver: no delivery with id ${id}`);
+      if (result === 'in_progress') {
+        throw new DeliveryEngineError('in_progress', `redeliver: delivery ${id} is still pending; wait until it ends`);
+      }
+      wakeup.wake();
+    },
+  };
+}

@@ -1,0 +1,42 @@
+import { AUTH_SCHEME, HEADERS, JSON_CONTENT_TYPE, WEBHOOK_USER_AGENT } from '@kyc/contracts';
+import { standardWebhooksSignature } from './signing.js';
+
+/** What the attempt log stores in place of the Auth Key. */
+export const REDACTED = '[redacted]';
+
+/** The headers of one attempt (protocol headers only; names from `@kyc/contracts`). */
+export function attemptHeaders(input: {
+  readonly id: string;
+  readonly attempt: number;
+  readonly timestampMs: number;
+  readonly body: string;
+  readonly authKey: string | undefined;
+  readonly signingSecret: string | undefined;
+}): Record<string, string> {
+  const timestamp = Math.floor(input.timestampMs / 1000);
+  const headers: Record<string, string> = {
+    [HEADERS.contentType]: JSON_CONTENT_TYPE,
+    [HEADERS.userAgent]: WEBHOOK_USER_AGENT,
+    [HEADERS.webhookId]: input.id,
+    [HEADERS.webhookTimestamp]: String(timestamp),
+    [HEADERS.webhookAttempt]: String(input.attempt),
+  };
+  if (input.authKey !== undefined) headers[HEADERS.authorization] = `${AUTH_SCHEME} ${input.authKey}`;
+  if (input.signingSecret !== undefined) {
+    headers[HEADERS.webhookSignature] = standardWebhooksSignature(input.signingSecret, input.id, timestamp, input.body);
+  }
+  return headers;
+}
+
+/**
+ * The headers as the attempt log stores them: the Auth Key is replaced before the row is
+ * written, so no store, backup or dashboard ever holds it. The signature is kept: it reveals
+ * nothing about the secret and lets support compare it with what the receiver computed.
+ */
+export function redactHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const copy: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    copy[name] = name.toLowerCase() === HEADERS.authorization ? `${AUTH_SCHEME} ${REDACTED}` : value;
+  }
+  return copy;
+}

@@ -1,0 +1,118 @@
+import { WEBHOOK_RESPONSE_DEADLINE_MS } from '@kyc/contracts';
+import { DeliveryEngineError } from '../delivery-engine-error.js';
+import type { AttemptRecord, DeliveryState, DeliveryStore } from '../store/store.js';
+import type { Resolver } from '../transport/types.js';
+import type { Clock } from './clock.js';
+import { signingKey } from './signing.js';
+
+/** A structured log hook; the engine never writes to the console. Fields never hold a secret. */
+export interface DeliveryEngineLogger {
+  debug?(message: string, fields?: Readonly<Record<string, unknown>>): void;
+  warn?(message: string, fields?: Readonly<Record<string, unknown>>): void;
+  error?(message: string, fields?: Readonly<Record<string, unknown>>): void;
+}
+
+/** One recorded attempt, as the `onAttempt` hook sees it. */
+export interface AttemptEvent {
+  readonly deliveryId: string;
+  readonly url: string;
+  /** The attempt-log row just written (Authorization already redacted). */
+  readonly attempt: AttemptRecord;
+  /** The delivery's state after this attempt. */
+  readonly state: DeliveryState;
+  /** When the next attempt is due, for `pending`. */
+  readonly nextAttemptAt: number | undefined;
+}
+
+/** Options of `createDeliveryEngine`. Only `store` is required. */
+export interface DeliveryEngineOptions<Transaction = never> {
+  readonly store: DeliveryStore<Transaction>;
+  /** Time source (default: the wall clock). Inject `createManualClock()` to test the schedule. */
+  readonly clock?: Clock;
+  /** DNS resolver used to vet and pin each endpoint's addresses (default: the system resolver). */
+  readonly resolver?: Resolver;
+  /** Extra trusted CA certificates (PEM), e.g. for a self-signed test receiver. */
+  readonly tls?: { readonly ca?: string | readonly string[] };
+  /**
+   * CIDRs that may be reached although not public, e.g. `['127.0.0.0/8', '::1/128']` for
+   * loopback tests and self-hosting. Cloud metadata addresses stay blocked unless named exactly.
+   */
+  readonly allowPrivateNetworks?: readonly string[];
+  /** An explicit HTTP proxy URL. Proxy environment variables are ignored. */
+  readonly proxy?: string;
+  /** Attempts in flight at once in this process (default 16). */
+  readonly concurrency?: number;
+  /** Attempts in flight at once per endpoint origin in this process (default 4). */
+  readonly perEndpointConcurrency?: number;
+  /** How long a claim lasts; must exceed `deadlineMs` (default 45 000 ms). */
+  readonly leaseMs?: number;
+  /** The response deadline per attempt (default and protocol value: 30 000 ms). Lower it only in tests. */
+  readonly deadlineMs?: number;
+  /** Longest idle sleep before the store is asked again (default 1000 ms): bounds cross-process wake-up delay. */
+  readonly pollIntervalMs?: number;
+  /** Up to this fraction of each retry delay is added at random (default 0). Jitter never advances a retry. */
+  readonly jitter?: number;
+  /** Opt-in Standard Webhooks signing for every event without its own `signingSecret`. */
+  readonly signing?: { readonly secret: string };
+  /** After this many lost leases in a row a delivery's attempt is recorded as `worker_lost` (default 3). */
+  readonly maxWorkerLosses?: number;
+  /** Called after every recorded attempt. Errors it throws are logged and ignored. */
+  readonly onAttempt?: (event: AttemptEvent) => void;
+  readonly logger?: DeliveryEngineLogger;
+}
+
+/** The options with every default applied. */
+export interface ResolvedOptions {
+  readonly concurrency: number;
+  readonly perEndpointConcurrency: number;
+  readonly leaseMs: number;
+  readonly deadlineMs: number;
+  readonly pollIntervalMs: number;
+  readonly jitter: number;
+  readonly maxWorkerLosses: number;
+}
+
+/** Time an attempt's result needs to be written after its deadline: the lease covers both. */
+export const DEFAULT_LEASE_MARGIN_MS = 15_000;
+
+function integer(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new DeliveryEngineError(
+      'invalid_option',
+      `createDeliveryEngine: \`${name}\` must be an integer from ${min} to ${max}`,
+    );
+  }
+  return value;
+}
+
+/** Applies defaults and rejects impossible combinations with a typed error naming the option. */
+export function resolveOptions<T>(options: DeliveryEngineOptions<T>): ResolvedOptions {
+  if (options === null || typeof options !== 'object' || typeof options.store?.claim !== 'function') {
+    throw new DeliveryEngineError('invalid_option', 'createDeliveryEngine: `store` must be a DeliveryStore');
+  }
+  const concurrency = integer('concurrency', options.concurrency, 16, 1, 1000);
+  const perEndpointConcurrency = integer(
+    'perEndpointConcurrency',
+    options.perEndpointConcurrency,
+    Math.min(4, concurrency),
+    1,
+    concurrency,
+  );
+  const deadlineMs = integer(
+    'deadlineMs',
+    options.deadlineMs,
+    WEBHOOK_RESPONSE_DEADLINE_MS,
+    1,
+    WEBHOOK_RESPONSE_DEADLINE_MS,
+  );
+  const leaseMs = integer('leaseMs', options.leaseMs, deadlineMs + DEFAULT_LEASE_MARGIN_MS, deadlineMs + 1, 3_600_000);
+  const pollIntervalMs = integer('pollIntervalMs', options.pollIntervalMs, 1000, 5, 3_600_000);
+  const maxWorkerLosses = integer('maxWorkerLosses', options.maxWorkerLosses, 3, 1, 100);
+  const jitter = options.jitter ?? 0;
+  if (typeof jitter !== 'number' || !(jitter >= 0 && jitter <= 1)) {
+    throw new DeliveryEngineError('invalid_option', 'createDeliveryEngine: `jitter` must be a number from 0 to 1');
+  }
+  if (options.signing !== undefined) signingKey(options.signing.secret, 'createDeliveryEngine: `signing.secret`');
+  return { concurrency, perEndpointConcurrency, leaseMs, deadlineMs, pollIntervalMs, jitter, maxWorkerLosses };
+}

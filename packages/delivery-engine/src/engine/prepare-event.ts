@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import { normalizeWebhookBody } from '@kyc/contracts';
+import { DeliveryEngineError } from '../delivery-engine-error.js';
+import type { NewDelivery } from '../store/store.js';
+import { signingKey } from './signing.js';
+
+/** One completion event to deliver to one company endpoint. */
+export interface WebhookEvent {
+  /** The company's webhook URL (`https:`; checked at enqueue and again before every attempt). */
+  readonly url: string;
+  /** The company's Auth Key, sent as `Authorization: Bearer …`. Omit for v1 endpoints without one. */
+  readonly authKey?: string;
+  /** The webhook body: a JSON string (sent byte for byte) or a value to serialise, e.g. a `WebhookStatusBody`. */
+  readonly body: string | object;
+  /** The event id, sent as Webhook-Id header on every attempt and redelivery. Generated when absent. */
+  readonly id?: string;
+  /** A Standard Webhooks secret (`whsec_…`) for this endpoint; overrides the engine's `signing.secret`. */
+  readonly signingSecret?: string;
+}
+
+const EVENT_ID = /^[\x21-\x7e]{1,256}$/;
+// RFC 6750 b64token plus the characters keys are commonly generated with; no spaces, no CR/LF.
+const AUTH_KEY_CHARS = /^[\x21-\x7e]+$/;
+
+function invalid(message: string): DeliveryEngineError {
+  return new DeliveryEngineError('invalid_event', message);
+}
+
+/** Checks an event and turns it into the row the store keeps. Throws {@link DeliveryEngineError}. */
+export function prepareEvent(event: WebhookEvent, url: URL, now: number): NewDelivery {
+  const id = event.id ?? `evt_${randomUUID()}`;
+  if (typeof id !== 'string' || !EVENT_ID.test(id)) {
+    throw invalid('event.id: use 1–256 visible ASCII characters (it is sent as the Webhook-Id header)');
+  }
+  if (event.authKey !== undefined && (typeof event.authKey !== 'string' || !AUTH_KEY_CHARS.test(event.authKey))) {
+    throw new DeliveryEngineError(
+      'invalid_auth_key',
+      'event.authKey: must be a non-empty string of visible ASCII characters without spaces',
+    );
+  }
+  if (event.signingSecret !== undefined) signingKey(event.signingSecret, 'event.signingSecret');
+  const body = serialiseBody(event.body);
+  return {
+    id,
+    url: url.href,
+    origin: url.origin,
+    authKey: event.authKey,
+    signingSecret: event.signingSecret,
+    body,
+    createdAt: now,
+  };
+}
+
+function serialiseBody(body: unknown): string {
+  let text: string;
+  let parsed: unknown;
+  if (typeof body === 'string') {
+    text = body;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      throw invalid('event.body: the string is not valid JSON');
+    }
+  } else if (typeof body === 'object' && body !== null) {
+    try {
+      text = JSON.stringify(body);
+    } catch (error) {
+      throw invalid(`event.body: cannot be serialised to JSON (${(error as Error).message})`);
+    }
+    parsed = JSON.parse(text);
+  } else {
+    throw invalid('event.body: expected a JSON string or an object');
+  }
+  // The receiver rejects a body without a session id, so the engine refuses to queue one.
+  const check = normalizeWebhookBody(parsed);
+  if (!check.ok) {
+    const first = check.issues[0];
+    const where = first === undefined ? '' : ` at ${first.path.join('.') || '(root)'}: ${first.message}`;
+    throw invalid(`event.body: not a webhook body the protocol accepts (${check.code}${where})`);
+  }
+  return text;
+}

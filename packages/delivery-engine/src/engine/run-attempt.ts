@@ -1,0 +1,122 @@
+import { DeliveryEngineError } from '../delivery-engine-error.js';
+import type { AttemptRecord, DeliveryClaim, DeliveryStore } from '../store/store.js';
+import type { AttemptOutcome, AttemptRequest, AttemptResult } from '../transport/types.js';
+import type { Clock } from './clock.js';
+import { attemptHeaders, redactHeaders } from './headers.js';
+import type { AttemptEvent, DeliveryEngineLogger, ResolvedOptions } from './options.js';
+import { planNextAttempt } from './schedule.js';
+
+/** The outcome recorded when a delivery's lease was lost `maxWorkerLosses` times in a row. */
+export const WORKER_LOST_OUTCOME = 'worker_lost';
+
+/** Every outcome class an attempt-log row can carry. */
+export type DeliveryOutcome = AttemptOutcome | typeof WORKER_LOST_OUTCOME;
+
+type RecordedResult = Omit<AttemptResult, 'outcome'> & { readonly outcome: DeliveryOutcome };
+
+/** Sends one request; never throws (the transport maps every failure to an outcome). */
+export type SendFunction = (request: AttemptRequest, signal: AbortSignal) => Promise<AttemptResult>;
+
+export interface AttemptContext {
+  readonly store: DeliveryStore<unknown>;
+  readonly clock: Clock;
+  readonly send: SendFunction;
+  readonly options: ResolvedOptions;
+  readonly signingSecret: string | undefined;
+  readonly onAttempt: ((event: AttemptEvent) => void) | undefined;
+  readonly logger: DeliveryEngineLogger | undefined;
+  /** Aborted when `stop()` gives up waiting: the claim is then released, not recorded. */
+  readonly abort: AbortSignal;
+}
+
+/**
+ * One attempt of one claimed delivery, start to finish: build the headers, send, call `sent`
+ * (the HTTP slot is free again), decide the next state, record it under the claim's fencing token. Errors never escape: a failed write
+ * leaves the lease to expire, and the delivery is retried (at-least-once).
+ */
+export async function runAttempt(ctx: AttemptContext, claim: DeliveryClaim, sent: () => void): Promise<void> {
+  const attemptNumber = claim.attempts + 1;
+  const startedAt = ctx.clock.now();
+  let headers: Record<string, string> = {};
+  let result: RecordedResult;
+  const workerLost = claim.lostLeases >= ctx.options.maxWorkerLosses;
+  if (workerLost) {
+    // Something about this delivery may be killing workers (a huge response, a bug): stop
+    // retrying it blindly and let the schedule count it like any other failure.
+    result = {
+      outcome: WORKER_LOST_OUTCOME,
+      latencyMs: 0,
+      errorMessage: `lease lost ${claim.lostLeases} times in a row without a result (worker crash or stall); counted as a failed attempt`,
+    };
+  } else {
+    headers = attemptHeaders({
+      id: claim.id,
+      attempt: attemptNumber,
+      timestampMs: startedAt,
+      body: claim.body,
+      authKey: claim.authKey,
+      signingSecret: claim.signingSecret ?? ctx.signingSecret,
+    });
+    result = await ctx.send({ url: claim.url, headers, body: claim.body }, ctx.abort);
+  }
+  sent();
+  if (ctx.abort.aborted && !workerLost) {
+    await ctx.store.release(claim).catch((error: unknown) => {
+      ctx.logger?.warn?.('could not release a claim on stop; it is retried when its lease ends', {
+        deliveryId: claim.id,
+        error: describe(error),
+      });
+    });
+    return;
+  }
+  const finishedAt = ctx.clock.now();
+  const outcome = result.outcome;
+  const transition = planNextAttempt(outcome, claim.roundAttempts + 1, finishedAt, { jitter: ctx.options.jitter });
+  const record: AttemptRecord = {
+    attempt: attemptNumber,
+    round: claim.round,
+    startedAt,
+    requestHeaders: redactHeaders(headers),
+    status: result.status,
+    outcome,
+    dialedAddress: result.dialedAddress,
+    latencyMs: result.latencyMs,
+    responseSnippet: result.responseSnippet,
+    errorMessage: result.errorMessage,
+  };
+  let recorded: boolean;
+  try {
+    recorded = await ctx.store.complete(claim, record, transition);
+  } catch (error) {
+    ctx.logger?.error?.('could not record an attempt; the delivery is retried when its lease ends', {
+      deliveryId: claim.id,
+      attempt: attemptNumber,
+      error: describe(error),
+    });
+    return;
+  }
+  if (!recorded) {
+    ctx.logger?.warn?.('lease lost before the result was recorded; another worker owns this delivery now', {
+      deliveryId: claim.id,
+      attempt: attemptNumber,
+      outcome,
+    });
+    return;
+  }
+  try {
+    ctx.onAttempt?.({
+      deliveryId: claim.id,
+      url: claim.url,
+      attempt: record,
+      state: transition.state,
+      nextAttemptAt: transition.nextAttemptAt,
+    });
+  } catch (error) {
+    ctx.logger?.warn?.('onAttempt hook threw; ignored', { deliveryId: claim.id, error: describe(error) });
+  }
+}
+
+export function describe(error: unknown): string {
+  if (error instanceof DeliveryEngineError) return `${error.code}: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
+}

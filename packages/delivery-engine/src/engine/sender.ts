@@ -1,0 +1,35 @@
+import { createTransport, type Transport } from '../transport/create-transport.js';
+import type { TransportOptions } from '../transport/types.js';
+import type { DeliveryEngineOptions } from './options.js';
+import type { SendFunction } from './run-attempt.js';
+
+/** The engine's handle on the transport: one send function and a close for stop(). */
+export interface Sender {
+  readonly send: SendFunction;
+  /** Closes the connection pools; a later send opens fresh ones (the engine may be started again). */
+  close(): Promise<void>;
+}
+
+/**
+ * Binds the engine's network options (resolver, TLS trust, allowlist, proxy, deadline) to one
+ * reusable transport, so connections to an endpoint are kept alive across attempts. Creating
+ * it up front makes a bad CA, allowlist or proxy fail at `createDeliveryEngine`.
+ */
+export function createSender<T>(options: DeliveryEngineOptions<T>, deadlineMs: number): Sender {
+  const base: TransportOptions = {
+    deadlineMs,
+    ...(options.resolver !== undefined && { resolver: options.resolver }),
+    ...(options.allowPrivateNetworks !== undefined && { allowPrivateNetworks: options.allowPrivateNetworks }),
+    ...(options.tls !== undefined && { tls: options.tls }),
+    ...(options.proxy !== undefined && { proxy: options.proxy }),
+  };
+  let transport: Transport = createTransport(base);
+  return {
+    send: (request, signal) => transport.send(request, signal),
+    async close() {
+      const old = transport;
+      transport = createTransport(base);
+      await old.close();
+    },
+  };
+}

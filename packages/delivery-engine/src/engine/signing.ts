@@ -1,0 +1,39 @@
+import { createHmac } from 'node:crypto';
+import { DeliveryEngineError } from '../delivery-engine-error.js';
+
+const SECRET_PREFIX = 'whsec_';
+const MIN_SECRET_BYTES = 16;
+
+/**
+ * Checks a Standard Webhooks secret (`whsec_` + base64 of at least 16 random bytes) and returns
+ * its key bytes. The message never repeats the secret.
+ */
+export function signingKey(secret: string, where: string): Buffer {
+  if (typeof secret !== 'string' || !secret.startsWith(SECRET_PREFIX)) {
+    throw new DeliveryEngineError('invalid_option', `${where}: a signing secret must start with "${SECRET_PREFIX}"`);
+  }
+  const encoded = secret.slice(SECRET_PREFIX.length);
+  const key = Buffer.from(encoded, 'base64');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || key.length < MIN_SECRET_BYTES) {
+    throw new DeliveryEngineError(
+      'invalid_option',
+      `${where}: a signing secret must be "${SECRET_PREFIX}" followed by base64 of at least ${MIN_SECRET_BYTES} bytes`,
+    );
+  }
+  return key;
+}
+
+/**
+ * The Standard Webhooks signature header value: `v1,` + base64(HMAC-SHA256(key, `${id}.${ts}.${body}`)),
+ * with `ts` in Unix seconds.
+ *
+ * @example
+ * ```ts
+ * standardWebhooksSignature('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'evt_1', 1700000000, '{}');
+ * ```
+ */
+export function standardWebhooksSignature(secret: string, id: string, timestampSeconds: number, body: string): string {
+  const key = signingKey(secret, 'standardWebhooksSignature');
+  const mac = createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64');
+  return `v1,${mac}`;
+}

@@ -1,0 +1,27 @@
+/**
+ * The reference sender of KYC completion webhooks: URL and Auth Key validation, a durable
+ * queue over SQLite (here) or Postgres (`@kyc/delivery-engine/postgres`), retries on the exact
+ * schedule of the protocol and an attempt log.
+ *
+ * @packageDocumentation
+ */
+export { DeliveryEngineError, type DeliveryEngineErrorCode } from './delivery-engine-error.js';
+export { type Clock, systemClock } from './engine/clock.js';
+export {
+  createDeliveryEngine,
+  type DeliveryEngine,
+  type EnqueueResult,
+  type StopOptions,
+} from './engine/create-delivery-engine.js';
+export { REDACTED } from './engine/headers.js';
+export { createManualClock, type ManualClock } from './engine/manual-clock.js';
+export type { AttemptEvent, DeliveryEngineLogger, DeliveryEngineOptions } from './engine/options.js';
+export type { WebhookEvent } from './engine/prepare-event.js';
+export { type DeliveryOutcome, WORKER_LOST_OUTCOME } from './engine/run-attempt.js';
+export { planNextAttempt, type ScheduleOptions } from './engine/schedule.js';
+export { standardWebhooksSignature } from './engine/signing.js';
+export { type SqliteDeliveryStoreOptions, sqliteDeliveryStore } from './store/sqlite.js';
+export type * from './store/store.js';
+// The transport and validation helpers own their public surface in these barrels.
+export * from './transport/index.js';
+export * from './validation/index.js';

@@ -1,0 +1,13 @@
+/**
+ * The Postgres store of `@kyc/delivery-engine`, for many worker processes sharing one
+ * database. `pg` is an optional peer dependency: install it next to this package.
+ *
+ * @packageDocumentation
+ */
+export {
+  type PgPool,
+  type PgPoolClient,
+  type PgQueryable,
+  type PostgresDeliveryStoreOptions,
+  postgresDeliveryStore,
+} from './store/postgres.js';

@@ -1,0 +1,117 @@
+import type { AttemptRecord, DeliveryClaim, DeliveryFilter, DeliveryState, DeliverySummary } from './store.js';
+
+/**
+ * Row mapping shared by the SQL stores. Both use the same snake_case columns; Postgres returns
+ * BIGINT as a string, so every number goes through {@link num}.
+ */
+
+type Row = Record<string, unknown>;
+
+/** Columns selected for a summary (no secrets). */
+export const SUMMARY_COLUMNS =
+  'id, url, state, body, auth_key IS NOT NULL AS has_auth_key, attempts, round_attempts, round, created_at, next_attempt_at, finished_at, last_outcome, last_status';
+
+/** Columns returned by a claim. */
+export const CLAIM_COLUMNS =
+  'id, url, origin, auth_key, signing_secret, body, attempts, round_attempts, round, lost_leases, lease_token, due_at';
+
+function num(value: unknown): number {
+  return typeof value === 'number' ? value : Number(value);
+}
+
+function optNum(value: unknown): number | undefined {
+  return value === null || value === undefined ? undefined : num(value);
+}
+
+function optStr(value: unknown): string | undefined {
+  return value === null || value === undefined ? undefined : String(value);
+}
+
+export function toClaim(row: Row): DeliveryClaim {
+  return {
+    id: String(row.id),
+    url: String(row.url),
+    origin: String(row.origin),
+    authKey: optStr(row.auth_key),
+    signingSecret: optStr(row.signing_secret),
+    body: String(row.body),
+    attempts: num(row.attempts),
+    roundAttempts: num(row.round_attempts),
+    round: num(row.round),
+    lostLeases: num(row.lost_leases),
+    token: num(row.lease_token),
+    dueAt: num(row.due_at),
+  };
+}
+
+export function toSummary(row: Row): DeliverySummary {
+  const state = String(row.state) as DeliveryState;
+  return {
+    id: String(row.id),
+    url: String(row.url),
+    state,
+    body: String(row.body),
+    hasAuthKey: row.has_auth_key === true || row.has_auth_key === 1,
+    attempts: num(row.attempts),
+    roundAttempts: num(row.round_attempts),
+    round: num(row.round),
+    createdAt: num(row.created_at),
+    nextAttemptAt: state === 'pending' ? optNum(row.next_attempt_at) : undefined,
+    finishedAt: optNum(row.finished_at),
+    lastOutcome: optStr(row.last_outcome),
+    lastStatus: optNum(row.last_status),
+  };
+}
+
+export function toAttempt(row: Row): AttemptRecord {
+  const headers = typeof row.request_headers === 'string' ? JSON.parse(row.request_headers) : row.request_headers;
+  return {
+    attempt: num(row.attempt),
+    round: num(row.round),
+    startedAt: num(row.started_at),
+    requestHeaders: headers as Record<string, string>,
+    status: optNum(row.status),
+    outcome: String(row.outcome),
+    dialedAddress: optStr(row.dialed_address),
+    latencyMs: num(row.latency_ms),
+    responseSnippet: optStr(row.response_snippet),
+    errorMessage: optStr(row.error_message),
+  };
+}
+
+/** Positional values of an attempt row, in the column order of the INSERT both stores use. */
+export const ATTEMPT_COLUMNS =
+  'delivery_id, attempt, round, started_at, request_headers, status, outcome, dialed_address, latency_ms, response_snippet, error_message';
+
+export function attemptValues(id: string, attempt: AttemptRecord): unknown[] {
+  return [
+    id,
+    attempt.attempt,
+    attempt.round,
+    attempt.startedAt,
+    JSON.stringify(attempt.requestHeaders),
+    attempt.status ?? null,
+    attempt.outcome,
+    attempt.dialedAddress ?? null,
+    Math.round(attempt.latencyMs),
+    attempt.responseSnippet ?? null,
+    attempt.errorMessage ?? null,
+  ];
+}
+
+/** The WHERE clause and parameters of a list filter; `placeholder(n)` writes the n-th (1-based) parameter. */
+export function listWhere(
+  filter: DeliveryFilter | undefined,
+  placeholder: (n: number) => string,
+): { where: string; params: unknown[] } {
+  const conditions: [string, unknown][] = [];
+  if (filter?.state !== undefined) conditions.push(['state =', filter.state]);
+  if (filter?.url !== undefined) conditions.push(['url =', filter.url]);
+  if (filter?.createdSince !== undefined) conditions.push(['created_at >=', filter.createdSince]);
+  if (filter?.createdBefore !== undefined) conditions.push(['created_at <', filter.createdBefore]);
+  if (conditions.length === 0) return { where: '', params: [] };
+  return {
+    where: `WHERE ${conditions.map(([sql], i) => `${sql} ${placeholder(i + 1)}`).join(' AND ')}`,
+    params: conditions.map(([, value]) => value),
+  };
+}

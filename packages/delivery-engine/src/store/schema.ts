@@ -1,0 +1,110 @@
+import { DeliveryEngineError } from '../delivery-engine-error.js';
+
+/** Table names of one store, after the caller's prefix. */
+export interface TableNames {
+  readonly deliveries: string;
+  readonly attempts: string;
+  readonly redeliveries: string;
+  readonly prefix: string;
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,40}$/;
+
+/**
+ * Validates a table prefix and an optional Postgres schema (both are spliced into SQL, so only
+ * identifier characters pass) and returns the table names.
+ */
+export function tableNames(prefix: string, schema?: string): TableNames {
+  if (prefix !== '' && !IDENTIFIER.test(prefix)) {
+    throw new DeliveryEngineError(
+      'invalid_option',
+      'tablePrefix: use letters, digits and `_` only, starting with a letter or `_`, at most 41 characters',
+    );
+  }
+  if (schema !== undefined && !IDENTIFIER.test(schema)) {
+    throw new DeliveryEngineError(
+      'invalid_option',
+      'schema: use letters, digits and `_` only, starting with a letter or `_`, at most 41 characters',
+    );
+  }
+  const q = schema === undefined ? '' : `${schema}.`;
+  return {
+    prefix,
+    deliveries: `${q}${prefix}deliveries`,
+    attempts: `${q}${prefix}delivery_attempts`,
+    redeliveries: `${q}${prefix}delivery_redeliveries`,
+  };
+}
+
+/**
+ * Both stores share one column layout. `next_attempt_at` doubles as the lease end while an
+ * attempt is in flight (`leased = 1`): a worker that dies leaves a delivery that simply becomes
+ * due again when its lease ends, with no sweeper. `due_at` keeps the time before the claim so a
+ * release can give it back unchanged.
+ */
+function deliveriesTable(t: TableNames, time: string, bool: string): string {
+  return `CREATE TABLE IF NOT EXISTS ${t.deliveries} (
+    id TEXT PRIMARY KEY,
+    url TEXT NOT NULL,
+    origin TEXT NOT NULL,
+    auth_key TEXT,
+    signing_secret TEXT,
+    body TEXT NOT NULL,
+    state TEXT NOT NULL DEFAULT 'pending',
+    attempts INTEGER NOT NULL DEFAULT 0,
+    round_attempts INTEGER NOT NULL DEFAULT 0,
+    round INTEGER NOT NULL DEFAULT 1,
+    created_at ${time} NOT NULL,
+    next_attempt_at ${time},
+    due_at ${time},
+    finished_at ${time},
+    leased ${bool} NOT NULL DEFAULT 0,
+    lost_leases INTEGER NOT NULL DEFAULT 0,
+    lease_token BIGINT NOT NULL DEFAULT 0,
+    last_outcome TEXT,
+    last_status INTEGER
+  )`;
+}
+
+function otherTables(t: TableNames, time: string): string[] {
+  return [
+    `CREATE INDEX IF NOT EXISTS ${t.prefix}deliveries_due ON ${t.deliveries} (next_attempt_at) WHERE state = 'pending'`,
+    `CREATE INDEX IF NOT EXISTS ${t.prefix}deliveries_created ON ${t.deliveries} (created_at)`,
+    `CREATE TABLE IF NOT EXISTS ${t.attempts} (
+      delivery_id TEXT NOT NULL REFERENCES ${t.deliveries} (id) ON DELETE CASCADE,
+      attempt INTEGER NOT NULL,
+      round INTEGER NOT NULL,
+      started_at ${time} NOT NULL,
+      request_headers TEXT NOT NULL,
+      status INTEGER,
+      outcome TEXT NOT NULL,
+      dialed_address TEXT,
+      latency_ms INTEGER NOT NULL,
+      response_snippet TEXT,
+      error_message TEXT,
+      PRIMARY KEY (delivery_id, attempt)
+    )`,
+    `CREATE TABLE IF NOT EXISTS ${t.redeliveries} (
+      delivery_id TEXT NOT NULL REFERENCES ${t.deliveries} (id) ON DELETE CASCADE,
+      round INTEGER NOT NULL,
+      requested_at ${time} NOT NULL,
+      PRIMARY KEY (delivery_id, round)
+    )`,
+  ];
+}
+
+export function sqliteSchema(t: TableNames): string {
+  return `${[deliveriesTable(t, 'INTEGER', 'INTEGER'), ...otherTables(t, 'INTEGER')].join(';\n')};`;
+}
+
+/** Postgres statements, run one by one under an advisory lock by the migration. */
+export function postgresSchema(t: TableNames, schema: string | undefined): string[] {
+  return [
+    ...(schema === undefined ? [] : [`CREATE SCHEMA IF NOT EXISTS ${schema}`]),
+    deliveriesTable(t, 'BIGINT', 'INTEGER'),
+    ...otherTables(t, 'BIGINT'),
+    // A queue table churns: fresh statistics keep the claim on its ordered index scan, and
+    // frequent vacuum keeps dead row versions from piling up under the due index.
+    `ALTER TABLE ${t.deliveries} SET (autovacuum_analyze_scale_factor = 0.02, autovacuum_vacuum_scale_factor = 0.05)`,
+  ];
+}

@@ -1,0 +1,181 @@
+/**
+ * The storage contract of the delivery engine. SQLite and Postgres implement it and both pass
+ * one conformance suite (`test/store-conformance.ts`). Every time is epoch milliseconds taken
+ * from the engine's clock, so an injected clock drives the whole schedule, leases included.
+ */
+
+/** Where a delivery is in its life. In-flight work is `pending` with a lease (see {@link DeliveryClaim}). */
+export type DeliveryState = 'pending' | 'delivered' | 'failed';
+
+/** An event as the engine stores it before `enqueue` resolves. */
+export interface NewDelivery {
+  /** The event id: the Webhook-Id header, stable across attempts and redeliveries; unique per store. */
+  readonly id: string;
+  readonly url: string;
+  /** `scheme://host:port` of `url`: the unit of per-endpoint concurrency. */
+  readonly origin: string;
+  /** The company's Auth Key; sent as a Bearer token, never returned by reads. */
+  readonly authKey: string | undefined;
+  /** A Standard Webhooks `whsec_…` secret for this endpoint; never returned by reads. */
+  readonly signingSecret: string | undefined;
+  /** The JSON body, byte for byte as it is sent. */
+  readonly body: string;
+  readonly createdAt: number;
+}
+
+/** A due delivery leased to one worker until `leaseUntil`. */
+export interface DeliveryClaim {
+  readonly id: string;
+  readonly url: string;
+  readonly origin: string;
+  readonly authKey: string | undefined;
+  readonly signingSecret: string | undefined;
+  readonly body: string;
+  /** Attempts recorded so far over every round. */
+  readonly attempts: number;
+  /** Attempts recorded so far in the current round (the schedule restarts on redelivery). */
+  readonly roundAttempts: number;
+  /** 1 for the first round, +1 for each redelivery. */
+  readonly round: number;
+  /** Leases taken on this delivery since its last recorded attempt that ended without a result. */
+  readonly lostLeases: number;
+  /** Fencing token: a result is recorded only while it is still the delivery's current token. */
+  readonly token: number;
+  /** When the delivery was due before this claim (restored by {@link DeliveryStore.release}). */
+  readonly dueAt: number;
+}
+
+/** One row of the attempt log. Headers arrive here already redacted. */
+export interface AttemptRecord {
+  /** Attempt number over every round: the Webhook-Attempt header that was sent. */
+  readonly attempt: number;
+  readonly round: number;
+  readonly startedAt: number;
+  readonly requestHeaders: Readonly<Record<string, string>>;
+  readonly status: number | undefined;
+  /** A transport outcome class, or `worker_lost` when repeated lost leases were counted as a failure. */
+  readonly outcome: string;
+  readonly dialedAddress: string | undefined;
+  readonly latencyMs: number;
+  readonly responseSnippet: string | undefined;
+  readonly errorMessage: string | undefined;
+}
+
+/** What the delivery becomes once an attempt is recorded. */
+export interface AttemptTransition {
+  readonly state: DeliveryState;
+  /** When the next attempt is due (only for `pending`). */
+  readonly nextAttemptAt: number | undefined;
+  readonly finishedAt: number;
+}
+
+/** A delivery as reads return it: no Auth Key, no signing secret, no body parsing. */
+export interface DeliverySummary {
+  readonly id: string;
+  readonly url: string;
+  readonly state: DeliveryState;
+  readonly body: string;
+  readonly hasAuthKey: boolean;
+  readonly attempts: number;
+  readonly roundAttempts: number;
+  readonly round: number;
+  readonly createdAt: number;
+  /** Next attempt (or lease end while an attempt is in flight); `undefined` once finished. */
+  readonly nextAttemptAt: number | undefined;
+  readonly finishedAt: number | undefined;
+  readonly lastOutcome: string | undefined;
+  readonly lastStatus: number | undefined;
+}
+
+/** A manual redelivery, kept for the audit trail. */
+export interface RedeliveryRecord {
+  readonly round: number;
+  readonly requestedAt: number;
+}
+
+/** A delivery with its full attempt log and redelivery history. */
+export interface DeliveryRecord extends DeliverySummary {
+  readonly attemptLog: readonly AttemptRecord[];
+  readonly redeliveries: readonly RedeliveryRecord[];
+}
+
+/** Filter of {@link DeliveryStore.list}; results are newest first. */
+export interface DeliveryFilter {
+  readonly state?: DeliveryState;
+  /** Exact URL of the endpoint. */
+  readonly url?: string;
+  /** Only deliveries created at or after this time (epoch ms). */
+  readonly createdSince?: number;
+  /** Only deliveries created before this time (epoch ms): pass the last `createdAt` seen to page. */
+  readonly createdBefore?: number;
+  /** At most this many (default 100, at most 1000). */
+  readonly limit?: number;
+}
+
+/** Arguments of {@link DeliveryStore.claim}. */
+export interface ClaimRequest {
+  readonly now: number;
+  readonly limit: number;
+  readonly leaseMs: number;
+  /** Origins already at their concurrency limit in this process: not claimed now. */
+  readonly excludeOrigins: readonly string[];
+}
+
+/** Outcome of {@link DeliveryStore.redeliver}. */
+export type RedeliverResult = 'started' | 'not_found' | 'in_progress';
+
+/** Options of {@link DeliveryStore.insert}; `transaction` is store-specific (a `pg` client for Postgres). */
+export interface InsertOptions<Transaction> {
+  readonly transaction?: Transaction;
+}
+
+/**
+ * The storage contract. Implementations must make `claim` exclusive across processes, check
+ * the fencing token in `complete` and `release`, and keep no per-delivery object in memory.
+ */
+export interface DeliveryStore<Transaction = never> {
+  /** Creates tables and indexes if missing. Idempotent; the engine calls it on `start()` and on first use. */
+  migrate(): Promise<void>;
+  /**
+   * Stores a new pending delivery due at `createdAt`. Resolves once durable (or once written
+   * in `options.transaction`). An existing id is left untouched and `created` is `false`.
+   */
+  insert(delivery: NewDelivery, options?: InsertOptions<Transaction>): Promise<{ created: boolean }>;
+  /**
+   * Leases up to `limit` due deliveries, oldest due first: the lease ends at `now + leaseMs`, at
+   * which point the delivery is due again. A claim of a delivery whose previous lease ended
+   * without a result counts one lost lease.
+   */
+  claim(request: ClaimRequest): Promise<DeliveryClaim[]>;
+  /** Records an attempt and the new state if `token` is still current; `false` means the lease was lost. */
+  complete(
+    claim: Pick<DeliveryClaim, 'id' | 'token'>,
+    attempt: AttemptRecord,
+    transition: AttemptTransition,
+  ): Promise<boolean>;
+  /** Gives a claim back without an attempt: due again at its old time, no lost lease counted. */
+  release(claim: Pick<DeliveryClaim, 'id' | 'token' | 'dueAt'>): Promise<boolean>;
+  /** The earliest time a pending delivery (outside `excludeOrigins`) is due, or `undefined`. */
+  nextDueAt(excludeOrigins: readonly string[]): Promise<number | undefined>;
+  get(id: string): Promise<DeliveryRecord | undefined>;
+  list(filter?: DeliveryFilter): Promise<DeliverySummary[]>;
+  /** Starts a new round of attempts now for a delivered or failed delivery. */
+  redeliver(id: string, now: number): Promise<RedeliverResult>;
+  /**
+   * Calls `listener` when another process may have made work due (Postgres `LISTEN/NOTIFY`).
+   * Optional: stores without it are polled.
+   */
+  subscribe?(listener: () => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+/** Largest page {@link DeliveryStore.list} returns. */
+export const MAX_LIST_LIMIT = 1000;
+/** Page size of {@link DeliveryStore.list} without a `limit`. */
+export const DEFAULT_LIST_LIMIT = 100;
+
+/** Clamps a caller's `limit` into 1…{@link MAX_LIST_LIMIT}. */
+export function listLimit(limit: number | undefined): number {
+  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_LIST_LIMIT;
+  return Math.min(MAX_LIST_LIMIT, Math.max(1, Math.floor(limit)));
+}

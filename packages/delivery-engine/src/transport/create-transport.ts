@@ -1,0 +1,212 @@
+import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
+import { WEBHOOK_RESPONSE_DEADLINE_MS } from '@kyc/contracts';
+import { type Dispatcher, ProxyAgent } from 'undici';
+import { DeliveryEngineError } from '../delivery-engine-error.js';
+import { type AddressPolicy, createAddressPolicy, InvalidAllowlistError } from '../validation/address-policy.js';
+import { systemResolver } from '../validation/system-resolver.js';
+import { type RejectedUrl, type VettedUrl, vetUrl, type WebhookUrlErrorCode } from '../validation/vet-url.js';
+import { AttemptAbort } from './attempt-abort.js';
+import { classifyError, describeError, isUnreachable } from './classify-error.js';
+import { outcomeOfStatus } from './outcome.js';
+import { PoolCache } from './pool-cache.js';
+import { readSnippet } from './read-snippet.js';
+import { secretRedactor } from './redact-secrets.js';
+import type { AttemptOutcome, AttemptRequest, AttemptResult, TransportOptions } from './types.js';
+
+/** A reusable sender of attempts: connection pools live as long as it does. */
+export interface Transport {
+  /** Sends one POST; never throws. `signal` aborts this attempt only (in addition to `options.signal`). */
+  send(request: AttemptRequest, signal?: AbortSignal): Promise<AttemptResult>;
+  /** Closes idle connections and lets requests in flight finish. */
+  close(): Promise<void>;
+}
+
+/** IP-literal and localhost verdicts remembered per transport. */
+const MAX_FIXED_VERDICTS = 512;
+
+const URL_OUTCOMES: Readonly<Record<WebhookUrlErrorCode, AttemptOutcome>> = {
+  not_a_string: 'invalid_url',
+  invalid_url: 'invalid_url',
+  not_https: 'invalid_url',
+  userinfo: 'invalid_url',
+  invalid_option: 'invalid_url',
+  blocked_address: 'blocked_address',
+  dns_error: 'dns_error',
+  dns_timeout: 'timeout',
+  aborted: 'timeout',
+};
+
+function invalid(message: string, cause?: unknown): DeliveryEngineError {
+  return new DeliveryEngineError('invalid_option', message, cause === undefined ? undefined : { cause });
+}
+
+function secureContextFor(ca: string | readonly string[] | undefined): SecureContext | undefined {
+  if (ca === undefined) return undefined;
+  const extra = typeof ca === 'string' ? [ca] : [...ca];
+  // createSecureContext silently skips text that is not PEM, which would hide a wrong path or value.
+  if (extra.some((pem) => typeof pem !== 'string' || !pem.includes('-----BEGIN CERTIFICATE-----'))) {
+    throw invalid('tls.ca must be a PEM certificate ("-----BEGIN CERTIFICATE-----…") or an array of them');
+  }
+  try {
+    // `ca` replaces Node's trust store, so the public roots are named again: extra CAs add trust.
+    return createSecureContext({ ca: [...rootCertificates, ...extra] });
+  } catch (error) {
+    throw invalid('tls.ca holds a certificate that does not parse as PEM', error);
+  }
+}
+
+function policyFor(allow: readonly string[] | undefined): AddressPolicy {
+  try {
+    return createAddressPolicy(allow);
+  } catch (error) {
+    if (error instanceof InvalidAllowlistError) throw invalid(error.message);
+    throw error;
+  }
+}
+
+function proxyFor(proxy: string | undefined, secureContext: SecureContext | undefined): ProxyAgent | undefined {
+  if (proxy === undefined) return undefined;
+  try {
+    return new ProxyAgent({ uri: proxy, ...(secureContext === undefined ? {} : { requestTls: { secureContext } }) });
+  } catch (error) {
+    // The proxy URL may carry credentials: do not echo it.
+    throw invalid('proxy must be an http: or https: URL', error);
+  }
+}
+
+/**
+ * Creates the sender of webhook attempts. Each `send` vets the URL again (https only, host
+ * resolved once, every answer checked by the SSRF policy), dials exactly the first vetted
+ * address over a pooled connection kept per (origin, address), POSTs the body, and reads at
+ * most RESPONSE_SNIPPET_MAX_BYTES of the answer. One deadline covers the lookup, connect, TLS,
+ * request, headers and body. Redirects are never followed; proxy environment variables are
+ * never read (only `options.proxy`); only Node's roots plus `options.tls.ca` are trusted.
+ *
+ * @throws DeliveryEngineError `invalid_option` for a bad deadline, allowlist, CA or proxy URL.
+ * @example
+ * ```ts
+ * const transport = createTransport({ deadlineMs: 30_000 });
+ * const result = await transport.send({ url: 'https://hooks.example.com/kyc', headers, body });
+ * if (result.outcome !== 'delivered') console.warn(result.outcome, result.errorMessage);
+ * await transport.close();
+ * ```
+ */
+export function createTransport(options: TransportOptions = {}): Transport {
+  const deadlineMs = options.deadlineMs ?? WEBHOOK_RESPONSE_DEADLINE_MS;
+  if (!Number.isFinite(deadlineMs) || deadlineMs <= 0) {
+    throw invalid(`deadlineMs must be a positive number of milliseconds (got ${String(deadlineMs)})`);
+  }
+  const policy = policyFor(options.allowPrivateNetworks);
+  const resolver = options.resolver ?? systemResolver;
+  const secureContext = secureContextFor(options.tls?.ca);
+  const proxy = proxyFor(options.proxy, secureContext);
+  const pools = new PoolCache({
+    connect: secureContext === undefined ? {} : { secureContext },
+    timeoutMs: deadlineMs,
+  });
+  const stop = options.signal;
+
+  // IP-literal and localhost URLs get the same verdict every time: remember the last few
+  // hundred so the hot path skips parsing and classifying them again. Names are resolved anew.
+  const fixedVerdicts = new Map<string, VettedUrl>();
+
+  async function vet(url: unknown, abort: AttemptAbort): Promise<VettedUrl | RejectedUrl> {
+    if (typeof url === 'string') {
+      const known = fixedVerdicts.get(url);
+      if (known !== undefined) return known;
+    }
+    const vetted = await vetUrl(url, {
+      policy,
+      resolver,
+      signal: () => abort.signal(),
+      abortCode: () => (abort.timedOut ? 'dns_timeout' : 'aborted'),
+    });
+    if (vetted.ok && vetted.fixed && typeof url === 'string') {
+      if (fixedVerdicts.size >= MAX_FIXED_VERDICTS) fixedVerdicts.clear();
+      fixedVerdicts.set(url, vetted);
+    }
+    return vetted;
+  }
+
+  async function send(request: AttemptRequest, signal?: AbortSignal): Promise<AttemptResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const abort = new AttemptAbort();
+    const timer = setTimeout(() => abort.abort(new Error(`deadline of ${deadlineMs} ms ran out`), true), deadlineMs);
+    const onStop = () => abort.abort(new Error('attempt aborted: the engine is stopping'));
+    for (const external of [stop, signal]) {
+      if (external?.aborted) onStop();
+      else external?.addEventListener('abort', onStop, { once: true });
+    }
+    let status: number | undefined;
+    let dialedAddress: string | undefined;
+    const unreachable: string[] = [];
+    try {
+      if (pools.closed) return { outcome: 'connect_error', latencyMs: 0, errorMessage: 'transport is closed' };
+      const vetted = await vet(request?.url, abort);
+      if (!vetted.ok) return { outcome: URL_OUTCOMES[vetted.code], latencyMs: elapsed(), errorMessage: vetted.message };
+      if (abort.aborted) throw abort.reason;
+      const { url } = vetted;
+      const options = {
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: 'POST' as const,
+        headers: request.headers,
+        body: request.body,
+        signal: abort,
+      };
+      let response: Dispatcher.ResponseData | undefined;
+      if (proxy !== undefined) {
+        response = await proxy.request(options);
+      } else {
+        // Dial the vetted addresses in the resolver's order; move on only when a connection
+        // could not even be opened (nothing was sent, so trying the next one cannot duplicate
+        // a delivery), e.g. an IPv6 answer on a host without an IPv6 route.
+        for (const [index, address] of vetted.addresses.entries()) {
+          dialedAddress = address.address;
+          try {
+            response = await pools.get(url.origin, address).request(options);
+            break;
+          } catch (error) {
+            if (abort.aborted || index === vetted.addresses.length - 1 || !isUnreachable(error)) throw error;
+            unreachable.push(`${address.address} (${describeError(error)})`);
+          }
+        }
+      }
+      if (response === undefined)
+        return { outcome: 'dns_error', latencyMs: elapsed(), errorMessage: 'no address to dial' };
+      status = response.statusCode;
+      const responseSnippet = await readSnippet(response.body);
+      return {
+        outcome: outcomeOfStatus(status),
+        status,
+        ...(dialedAddress === undefined ? {} : { dialedAddress }),
+        latencyMs: elapsed(),
+        responseSnippet: secretRedactor(request.headers)(responseSnippet),
+      };
+    } catch (error) {
+      const outcome: AttemptOutcome = abort.aborted ? 'timeout' : classifyError(error);
+      const reason = abort.aborted ? describeError(abort.reason) : describeError(error);
+      const during = status === undefined ? '' : ` (after status ${status}, while reading the body)`;
+      const earlier = unreachable.length === 0 ? '' : `; before that, could not connect to ${unreachable.join(', ')}`;
+      return {
+        outcome,
+        ...(status === undefined ? {} : { status }),
+        ...(dialedAddress === undefined ? {} : { dialedAddress }),
+        latencyMs: elapsed(),
+        errorMessage: secretRedactor(request?.headers ?? {})(`${reason}${during}${earlier}`),
+      };
+    } finally {
+      clearTimeout(timer);
+      stop?.removeEventListener('abort', onStop);
+      signal?.removeEventListener('abort', onStop);
+    }
+  }
+
+  return {
+    send,
+    async close() {
+      await Promise.all([pools.close(), proxy?.close()]);
+    },
+  };
+}

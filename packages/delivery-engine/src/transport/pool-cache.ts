@@ -1,0 +1,77 @@
+import { Pool } from 'undici';
+import { pinnedLookup } from './pinned-lookup.js';
+import type { ResolvedAddress } from './types.js';
+
+/** Connection pools kept at once per transport; the least recently used one is closed beyond it. */
+export const MAX_POOLS = 512;
+
+/** What every pool of one transport shares. */
+export interface PoolSettings {
+  readonly connect: Readonly<Record<string, unknown>>;
+  readonly timeoutMs: number;
+}
+
+/**
+ * One undici `Pool` per (origin, vetted address): connections are reused across attempts to
+ * the same endpoint, and each pool's `lookup` answers only its own address, so a socket can
+ * never reach an address that was not checked. Least-recently-used pools are closed
+ * gracefully (in-flight requests finish) once `MAX_POOLS` is exceeded.
+ */
+export class PoolCache {
+  readonly #pools = new Map<string, Pool>();
+  readonly #settings: PoolSettings;
+  #closed = false;
+
+  constructor(settings: PoolSettings) {
+    this.#settings = settings;
+  }
+
+  get(origin: string, address: ResolvedAddress): Pool {
+    // A send that was vetting while close() ran must not open a pool nobody will close.
+    if (this.#closed) throw new Error('transport is closed');
+    const key = `${origin} ${address.address}`;
+    const existing = this.#pools.get(key);
+    if (existing !== undefined) {
+      // Re-insert: Map iteration order is insertion order, so the first key is the least recent.
+      this.#pools.delete(key);
+      this.#pools.set(key, existing);
+      return existing;
+    }
+    const pool = new Pool(origin, {
+      connect: { ...this.#settings.connect, lookup: pinnedLookup(address), timeout: this.#settings.timeoutMs },
+      // The attempt's own deadline aborts first; these only stop undici's 300 s defaults from
+      // outliving an unusually long deadline.
+      headersTimeout: this.#settings.timeoutMs,
+      bodyTimeout: this.#settings.timeoutMs,
+    });
+    this.#pools.set(key, pool);
+    if (this.#pools.size > MAX_POOLS) {
+      const [oldestKey, oldest] = this.#pools.entries().next().value ?? [];
+      if (oldestKey !== undefined && oldest !== undefined) {
+        this.#pools.delete(oldestKey);
+        oldest.close().catch(() => {});
+      }
+    }
+    return pool;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Closes every pool; requests in flight are allowed to finish. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const pools = [...this.#pools.values()];
+    this.#pools.clear();
+    await Promise.all(pools.map((pool) => pool.close().catch(() => {})));
+  }
+
+  /** Destroys every pool at once, aborting requests in flight. */
+  async destroy(): Promise<void> {
+    this.#closed = true;
+    const pools = [...this.#pools.values()];
+    this.#pools.clear();
+    await Promise.all(pools.map((pool) => pool.destroy().catch(() => {})));
+  }
+}

@@ -1,0 +1,42 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DeliveryEngineError, sqliteDeliveryStore } from '../src/index.js';
+import { storeConformance } from './store-conformance.js';
+
+storeConformance('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kyc-sqlite-store-'));
+  const path = join(dir, 'deliveries.db');
+  const store = sqliteDeliveryStore({ path });
+  return {
+    store,
+    openAnother: async () => sqliteDeliveryStore({ path }),
+    cleanup: async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describe('sqliteDeliveryStore options', () => {
+  it('rejects a missing path and an unsafe table prefix with a typed error', () => {
+    expect(() => sqliteDeliveryStore({ path: '' })).toThrow(DeliveryEngineError);
+    expect(() => sqliteDeliveryStore({ path: ':memory:', tablePrefix: 'x; DROP TABLE y' })).toThrow(/tablePrefix/);
+  });
+
+  it('keeps two prefixed stores in one file apart', async () => {
+    const a = sqliteDeliveryStore({ path: ':memory:', tablePrefix: 'a_' });
+    await a.insert({
+      id: 'e1',
+      url: 'https://a.example/',
+      origin: 'https://a.example',
+      authKey: undefined,
+      signingSecret: undefined,
+      body: '{}',
+      createdAt: 1,
+    });
+    expect((await a.list()).map((d) => d.id)).toEqual(['e1']);
+    await a.close();
+  });
+});

@@ -1,0 +1,236 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AttemptRecord, DeliveryStore, NewDelivery } from '../src/index.js';
+
+/** A fresh, empty store plus a way to open a second handle on the same data (another process's view). */
+export interface ConformanceFixture {
+  readonly store: DeliveryStore<unknown>;
+  openAnother(): Promise<DeliveryStore<unknown>>;
+  cleanup(): Promise<void>;
+}
+
+const T0 = 1_800_000_000_000;
+const LEASE = 45_000;
+
+function delivery(id: string, overrides: Partial<NewDelivery> = {}): NewDelivery {
+  return {
+    id,
+    url: 'https://a.example/hook',
+    origin: 'https://a.example',
+    authKey: 'k-secret-value-123456',
+    signingSecret: undefined,
+    body: `{"id":"${id}"}`,
+    createdAt: T0,
+    ...overrides,
+  };
+}
+
+function attempt(n: number, outcome: string, overrides: Partial<AttemptRecord> = {}): AttemptRecord {
+  return {
+    attempt: n,
+    round: 1,
+    startedAt: T0,
+    requestHeaders: { authorization: '[redacted]', 'x-n': String(n) },
+    status: 500,
+    outcome,
+    dialedAddress: '127.0.0.1',
+    latencyMs: 12,
+    responseSnippet: 'oops',
+    errorMessage: undefined,
+    ...overrides,
+  };
+}
+
+/**
+ * The one behaviour every delivery store must show. Registered by `sqlite-store.test.ts` and
+ * `postgres-store.test.ts`; a new store passes this before the engine may use it.
+ */
+export function storeConformance(name: string, open: () => Promise<ConformanceFixture>): void {
+  describe(`${name} store conformance`, () => {
+    let fixture: ConformanceFixture;
+    let store: DeliveryStore<unknown>;
+    const claim = (now: number, limit = 10, excludeOrigins: string[] = []) =>
+      store.claim({ now, limit, leaseMs: LEASE, excludeOrigins });
+
+    beforeEach(async () => {
+      fixture = await open();
+      store = fixture.store;
+    });
+    afterEach(async () => {
+      await fixture.cleanup();
+    });
+
+    it('stores a delivery due at once and reads it back without its secrets', async () => {
+      expect(await store.insert(delivery('e1'))).toEqual({ created: true });
+      const record = await store.get('e1');
+      expect(record).toMatchObject({
+        id: 'e1',
+        state: 'pending',
+        hasAuthKey: true,
+        attempts: 0,
+        round: 1,
+        createdAt: T0,
+        nextAttemptAt: T0,
+        body: '{"id":"e1"}',
+        attemptLog: [],
+        redeliveries: [],
+      });
+      expect(JSON.stringify(record)).not.toContain('k-secret-value');
+      expect(await store.nextDueAt([])).toBe(T0);
+      expect(await store.get('missing')).toBeUndefined();
+    });
+
+    it('keeps the first delivery when an id is inserted twice', async () => {
+      await store.insert(delivery('e1'));
+      expect(await store.insert(delivery('e1', { body: '{"other":1}' }))).toEqual({ created: false });
+      expect((await store.get('e1'))?.body).toBe('{"id":"e1"}');
+    });
+
+    it('claims only due deliveries, oldest first, up to the limit, skipping busy origins', async () => {
+      await store.insert(delivery('late', { createdAt: T0 + 10 }));
+      await store.insert(delivery('early', { createdAt: T0 }));
+      await store.insert(delivery('future', { createdAt: T0 + 60_000 }));
+      await store.insert(
+        delivery('other', { createdAt: T0 + 5, url: 'https://b.example/x', origin: 'https://b.example' }),
+      );
+      expect((await claim(T0 + 10, 10, ['https://b.example'])).map((c) => c.id)).toEqual(['early', 'late']);
+      const [other] = await claim(T0 + 10, 1);
+      expect(other).toMatchObject({ id: 'other', attempts: 0, roundAttempts: 0, round: 1, lostLeases: 0 });
+      expect(other?.authKey).toBe('k-secret-value-123456');
+      expect(await claim(T0 + 10)).toEqual([]);
+      expect(await store.nextDueAt([])).toBe(T0 + 10 + LEASE);
+    });
+
+    it('gives a claim to exactly one of two concurrent claimers', async () => {
+      const another = await fixture.openAnother();
+      for (let i = 0; i < 40; i++) await store.insert(delivery(`c${i}`, { createdAt: T0 + i }));
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          (i % 2 === 0 ? store : another).claim({ now: T0 + 100, limit: 7, leaseMs: LEASE, excludeOrigins: [] }),
+        ),
+      );
+      const ids = results.flat().map((c) => c.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids.length).toBe(40);
+      await another.close();
+    });
+
+    it('makes a delivery due again when its lease ends and counts the lost lease', async () => {
+      await store.insert(delivery('e1'));
+      const [first] = await claim(T0);
+      expect(await claim(T0 + LEASE - 1)).toEqual([]);
+      const [second] = await claim(T0 + LEASE);
+      expect(second?.lostLeases).toBe(1);
+      expect(second?.token).toBeGreaterThan(first?.token ?? Number.MAX_SAFE_INTEGER);
+      // The first worker's late result is fenced off.
+      if (first === undefined || second === undefined) throw new Error('claims expected');
+      const stale = await store.complete(first, attempt(1, 'delivered', { status: 200 }), {
+        state: 'delivered',
+        nextAttemptAt: undefined,
+        finishedAt: T0 + LEASE + 1,
+      });
+      expect(stale).toBe(false);
+      expect((await store.get('e1'))?.attemptLog).toEqual([]);
+      expect(await store.release(first)).toBe(false);
+      expect(
+        await store.complete(second, attempt(1, 'server_error'), {
+          state: 'pending',
+          nextAttemptAt: T0 + LEASE + 60,
+          finishedAt: T0 + LEASE,
+        }),
+      ).toBe(true);
+      const [third] = await claim(T0 + LEASE + 60);
+      expect(third).toMatchObject({ lostLeases: 0, attempts: 1, roundAttempts: 1 });
+    });
+
+    it('records attempts with their transition and stops claiming finished deliveries', async () => {
+      await store.insert(delivery('e1'));
+      const [c1] = await claim(T0);
+      if (c1 === undefined) throw new Error('claim expected');
+      const a1 = attempt(1, 'server_error', { errorMessage: 'HTTP 500' });
+      expect(await store.complete(c1, a1, { state: 'pending', nextAttemptAt: T0 + 1000, finishedAt: T0 + 5 })).toBe(
+        true,
+      );
+      expect(await store.get('e1')).toMatchObject({
+        state: 'pending',
+        attempts: 1,
+        nextAttemptAt: T0 + 1000,
+        lastOutcome: 'server_error',
+        lastStatus: 500,
+        finishedAt: undefined,
+        attemptLog: [a1],
+      });
+      expect(await claim(T0 + 999)).toEqual([]);
+      const [c2] = await claim(T0 + 1000);
+      if (c2 === undefined) throw new Error('claim expected');
+      const a2 = attempt(2, 'delivered', { status: 200, dialedAddress: '::1', responseSnippet: undefined });
+      await store.complete(c2, a2, { state: 'delivered', nextAttemptAt: undefined, finishedAt: T0 + 1003 });
+      expect(await store.get('e1')).toMatchObject({
+        state: 'delivered',
+        attempts: 2,
+        nextAttemptAt: undefined,
+        finishedAt: T0 + 1003,
+        attemptLog: [a1, a2],
+      });
+      expect(await claim(T0 + 10_000_000)).toEqual([]);
+      expect(await store.nextDueAt([])).toBeUndefined();
+    });
+
+    it('releases a claim back to its old due time without counting a lost lease', async () => {
+      await store.insert(delivery('e1'));
+      const [c1] = await claim(T0 + 5);
+      if (c1 === undefined) throw new Error('claim expected');
+      expect(await store.release(c1)).toBe(true);
+      expect(await store.nextDueAt([])).toBe(T0);
+      expect(await store.nextDueAt(['https://a.example'])).toBeUndefined();
+      const [c2] = await claim(T0 + 5);
+      expect(c2?.lostLeases).toBe(0);
+    });
+
+    it('redelivers a finished delivery as a new round and records it', async () => {
+      await store.insert(delivery('e1'));
+      expect(await store.redeliver('e1', T0)).toBe('in_progress');
+      expect(await store.redeliver('nope', T0)).toBe('not_found');
+      const [c1] = await claim(T0);
+      if (c1 === undefined) throw new Error('claim expected');
+      await store.complete(c1, attempt(1, 'client_error'), {
+        state: 'failed',
+        nextAttemptAt: undefined,
+        finishedAt: T0,
+      });
+      expect(await store.redeliver('e1', T0 + 50)).toBe('started');
+      expect(await store.get('e1')).toMatchObject({
+        state: 'pending',
+        round: 2,
+        attempts: 1,
+        roundAttempts: 0,
+        nextAttemptAt: T0 + 50,
+        finishedAt: undefined,
+        redeliveries: [{ round: 2, requestedAt: T0 + 50 }],
+      });
+      const [c2] = await claim(T0 + 50);
+      expect(c2).toMatchObject({ round: 2, attempts: 1, roundAttempts: 0 });
+    });
+
+    it('lists deliveries newest first with filters', async () => {
+      await store.insert(delivery('a', { createdAt: T0 }));
+      await store.insert(delivery('b', { createdAt: T0 + 1, url: 'https://b.example/x', origin: 'https://b.example' }));
+      await store.insert(delivery('c', { createdAt: T0 + 2, authKey: undefined }));
+      const [ca] = await claim(T0 + 2, 1);
+      if (ca === undefined) throw new Error('claim expected');
+      await store.complete(ca, attempt(1, 'delivered', { status: 200 }), {
+        state: 'delivered',
+        nextAttemptAt: undefined,
+        finishedAt: T0 + 3,
+      });
+      const ids = async (filter: Parameters<DeliveryStore['list']>[0]) => (await store.list(filter)).map((d) => d.id);
+      expect(await ids({})).toEqual(['c', 'b', 'a']);
+      expect(await ids({ state: 'delivered' })).toEqual(['a']);
+      expect(await ids({ state: 'pending' })).toEqual(['c', 'b']);
+      expect(await ids({ url: 'https://b.example/x' })).toEqual(['b']);
+      expect(await ids({ createdSince: T0 + 1 })).toEqual(['c', 'b']);
+      expect(await ids({ createdBefore: T0 + 2, limit: 1 })).toEqual(['b']);
+      const [c] = await store.list({ limit: 1 });
+      expect(c).toMatchObject({ id: 'c', hasAuthKey: false });
+    });
+  });
+}

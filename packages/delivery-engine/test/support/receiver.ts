@@ -1,0 +1,96 @@
+import { once } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { HEADERS } from '@kyc/contracts';
+import { createTestCertificate, type TestCertificate } from '@kyc/test-support';
+
+/** One request the receiver saw. */
+export interface ReceivedRequest {
+  readonly path: string;
+  readonly headers: IncomingMessage['headers'];
+  readonly body: string;
+  readonly at: number;
+}
+
+/** How the receiver answers: a status, a status after a pause, or `'hang'` to never answer. */
+export type Answer = number | 'hang' | { readonly status: number; readonly delayMs: number };
+
+export interface TestReceiver {
+  readonly url: string;
+  readonly origin: string;
+  readonly requests: ReceivedRequest[];
+  /** Requests per `Webhook-Id`. */
+  readonly counts: Map<string, number>;
+  /** Resolves when `n` requests in total have arrived. */
+  waitFor(n: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+let certificate: Promise<TestCertificate> | undefined;
+/** One self-signed loopback certificate per test file (generation costs ~100 ms). */
+export const testCertificate = (): Promise<TestCertificate> => (certificate ??= createTestCertificate());
+
+/** Options every engine under test needs to reach a loopback receiver. */
+export async function loopbackOptions(): Promise<{
+  allowPrivateNetworks: readonly string[];
+  tls: { ca: string };
+}> {
+  return { allowPrivateNetworks: ['127.0.0.0/8', '::1/128'], tls: { ca: (await testCertificate()).cert } };
+}
+
+/**
+ * A real HTTPS server on 127.0.0.1 that records every request. `answer` picks the response
+ * from the request (default 200).
+ */
+export async function startReceiver(answer: (request: ReceivedRequest) => Answer = () => 200): Promise<TestReceiver> {
+  const { key, cert } = await testCertificate();
+  const requests: ReceivedRequest[] = [];
+  const counts = new Map<string, number>();
+  const waiters: { n: number; resolve: () => void }[] = [];
+  const hanging = new Set<ServerResponse>();
+  const server: Server = createServer({ key, cert }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const received: ReceivedRequest = {
+        path: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
+      requests.push(received);
+      const id = String(req.headers[HEADERS.webhookId]);
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+      for (const waiter of waiters.filter((w) => requests.length >= w.n)) waiter.resolve();
+      const status = answer(received);
+      if (status === 'hang') {
+        hanging.add(res);
+        return;
+      }
+      const respond = (code: number) => {
+        res.writeHead(code, code >= 300 && code < 400 ? { location: '/elsewhere' } : {});
+        res.end(code === 200 ? 'ok' : `answer ${code}`);
+      };
+      if (typeof status === 'number') respond(status);
+      else setTimeout(() => respond(status.status), status.delayMs);
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `https://127.0.0.1:${port}/hook`,
+    origin: `https://127.0.0.1:${port}`,
+    requests,
+    counts,
+    waitFor: (n) =>
+      requests.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve })),
+    close: async () => {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close').catch(() => undefined);
+    },
+  };
+}

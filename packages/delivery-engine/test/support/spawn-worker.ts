@@ -1,0 +1,39 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const WORKER = fileURLToPath(new URL('../workers/engine-worker.ts', import.meta.url));
+// tsx (a root devDependency) runs the TypeScript worker straight from source, with the same
+// `@kyc/source` condition the tests use, so no build is needed and no stale dist is tested.
+const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
+
+export interface Worker {
+  readonly child: ChildProcess;
+  /** Resolves when the worker has started its engine. */
+  readonly started: Promise<void>;
+  /** Resolves with the exit code (or the signal name). */
+  readonly exited: Promise<number | string>;
+  stderr(): string;
+}
+
+export function spawnWorker(config: Record<string, unknown>): Worker {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@kyc/source', WORKER], {
+    cwd: ROOT,
+    env: { ...process.env, KYC_WORKER: JSON.stringify(config) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let errors = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    errors += chunk.toString();
+  });
+  const started = new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('started')) resolve();
+    });
+    child.once('exit', () => reject(new Error(`worker exited before starting: ${errors}`)));
+  });
+  started.catch(() => undefined);
+  const exited = new Promise<number | string>((resolve) => {
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
+  });
+  return { child, started, exited, stderr: () => errors };
+}

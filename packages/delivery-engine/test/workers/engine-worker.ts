@@ -1,0 +1,62 @@
+/**
+ * A delivery engine in its own process, for the crash and multi-worker suites. Configured by
+ * the KYC_WORKER environment variable (JSON); prints "started" once claiming, exits 0 when no
+ * delivery is pending any more (and `expectFinished` exist). The parent kills it with SIGKILL at random moments.
+ */
+import pg from 'pg';
+import { createDeliveryEngine, type DeliveryStore, sqliteDeliveryStore } from '../../src/index.js';
+import { postgresDeliveryStore } from '../../src/postgres.js';
+
+interface WorkerConfig {
+  readonly store: 'sqlite' | 'postgres';
+  readonly path?: string;
+  readonly postgresUrl?: string;
+  readonly schema?: string;
+  readonly ca: string;
+  readonly concurrency: number;
+  readonly leaseMs: number;
+  readonly deadlineMs: number;
+  readonly maxWorkerLosses?: number;
+  /** Do not exit before this many deliveries (≤ 1000) are finished: events may be enqueued after start. */
+  readonly expectFinished?: number;
+  /** Connections of this worker's pool (Postgres; default 4). */
+  readonly poolSize?: number;
+}
+
+const config = JSON.parse(process.env.KYC_WORKER ?? '{}') as WorkerConfig;
+const pool =
+  config.store === 'postgres'
+    ? new pg.Pool({ connectionString: config.postgresUrl, max: config.poolSize ?? 4 })
+    : undefined;
+const store: DeliveryStore<unknown> =
+  pool === undefined
+    ? sqliteDeliveryStore({ path: config.path ?? '' })
+    : postgresDeliveryStore({ pool, ...(config.schema !== undefined && { schema: config.schema }) });
+
+const engine = createDeliveryEngine({
+  store,
+  allowPrivateNetworks: ['127.0.0.0/8'],
+  tls: { ca: config.ca },
+  concurrency: config.concurrency,
+  perEndpointConcurrency: config.concurrency,
+  leaseMs: config.leaseMs,
+  deadlineMs: config.deadlineMs,
+  ...(config.maxWorkerLosses !== undefined && { maxWorkerLosses: config.maxWorkerLosses }),
+  pollIntervalMs: 100,
+  logger: { error: (message, fields) => console.error(message, fields) },
+});
+
+await engine.start();
+process.stdout.write('started\n');
+// Bounded: a worker never outlives a minute even if the parent forgets it.
+const giveUpAt = Date.now() + 60_000;
+while (Date.now() < giveUpAt) {
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  if ((await engine.listDeliveries({ state: 'pending', limit: 1 })).length > 0) continue;
+  const finished = await engine.listDeliveries({ limit: Math.max(1, config.expectFinished ?? 1) });
+  if (finished.length >= (config.expectFinished ?? 1)) break;
+}
+await engine.stop();
+await store.close();
+await pool?.end();
+process.exit(0);
