@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import {
+  AUTH_SCHEME,
+  HEADERS,
+  JSON_CONTENT_TYPE,
+  sampleCombinedWebhook,
+  sampleStatusWebhook,
+  sampleV1Webhook,
+  sessionDetailsUrl,
+  WEBHOOK_RESPONSE_DEADLINE_MS,
+  WEBHOOK_SUCCESS_STATUS,
+  WEBHOOK_USER_AGENT,
+} from '@kyc/contracts';
+
+/** One finding of `check-endpoint`. */
+export interface CheckResult {
+  readonly id: string;
+  readonly title: string;
+  /** `pass`, `fail`, or `skip` when an earlier failure made the check meaningless. */
+  readonly verdict: 'pass' | 'fail' | 'skip';
+  readonly detail: string;
+}
+
+/** One request the checker sends. */
+export interface ProbeRequest {
+  readonly body: string;
+  readonly eventId: string;
+  /** `undefined` sends no Authorization header. */
+  readonly authKey: string | undefined;
+}
+
+const UNAUTHORIZED = 401;
+
+/** Fresh sample bodies (unique session ids per run, so a receiver's dedupe never matches an old run). */
+export function sampleBodies(sandboxUrl = 'https://sandbox.invalid') {
+  const suffix = randomBytes(6).toString('hex');
+  const v1Id = `sess_check_v1_${suffix}`;
+  const statusId = `sess_check_status_${suffix}`;
+  const extraId = `sess_check_extra_${suffix}`;
+  return {
+    v1: JSON.stringify({
+      ...structuredClone(sampleV1Webhook),
+      id: v1Id,
+      detailsURL: sessionDetailsUrl(sandboxUrl, v1Id),
+    }),
+    status: JSON.stringify({ ...structuredClone(sampleStatusWebhook), sessionId: statusId }),
+    // Unknown properties at the top level and nested: receivers must keep working (forward compatibility).
+    extra: JSON.stringify({
+      ...structuredClone(sampleCombinedWebhook),
+      id: extraId,
+      sessionId: extraId,
+      detailsURL: sessionDetailsUrl(sandboxUrl, extraId),
+      riskSignals: { velocity: 'low', checkedBy: 'kyc-sandbox check-endpoint' },
+      metadata: { ...structuredClone(sampleCombinedWebhook.metadata), networkType: 'wifi' },
+    }),
+  };
+}
+
+/** The protocol headers of one probe; the Auth Key only in `Authorization`. */
+export function probeHeaders(probe: ProbeRequest, attempt = 1): Record<string, string> {
+  const headers: Record<string, string> = {
+    [HEADERS.contentType]: JSON_CONTENT_TYPE,
+    [HEADERS.userAgent]: WEBHOOK_USER_AGENT,
+    [HEADERS.webhookId]: probe.eventId,
+    [HEADERS.webhookTimestamp]: String(Math.floor(Date.now() / 1000)),
+    [HEADERS.webhookAttempt]: String(attempt),
+  };
+  if (probe.authKey !== undefined) headers[HEADERS.authorization] = `${AUTH_SCHEME} ${probe.authKey}`;
+  return headers;
+}
+
+/** What a probe's answer must be for each check. */
+export const EXPECT = Object.freeze({
+  ok: WEBHOOK_SUCCESS_STATUS,
+  unauthorized: UNAUTHORIZED,
+  deadlineSeconds: WEBHOOK_RESPONSE_DEADLINE_MS / 1000,
+});

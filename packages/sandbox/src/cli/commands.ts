@@ -1,0 +1,150 @@
+import { readFileSync } from 'node:fs';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { API_BASE_PATH } from '@kyc/contracts';
+import { checkEndpoint, formatCheckReport } from '../check/check-endpoint.js';
+import { createSandbox } from '../create-sandbox.js';
+import { startSandbox } from '../start-sandbox.js';
+import { CliError } from './cli-error.js';
+import { readFirstLine } from './read-stdin.js';
+
+/** Where the CLI writes; injectable so commands are testable in-process too. */
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const DEFAULT_DATA_DIR = './kyc-sandbox-data';
+
+function parse<const T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
+  try {
+    return parseArgs({ args, options, strict: true as const, allowPositionals: true as const });
+  } catch (error) {
+    throw new CliError(`${(error as Error).message}. Run "kyc-sandbox help".`, 2);
+  }
+}
+
+function integerFlag(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || parsed < min || parsed > max) {
+    throw new CliError(`--${name} must be a number from ${min} to ${max} (got "${value}")`, 2);
+  }
+  return parsed;
+}
+
+function readPem(flag: string, path: string | undefined): string[] {
+  if (path === undefined) return [];
+  try {
+    return [readFileSync(path, 'utf8')];
+  } catch (error) {
+    throw new CliError(`--${flag}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 2);
+  }
+}
+
+/** `kyc-sandbox start`: runs until SIGINT/SIGTERM, then shuts down gracefully. */
+export async function startCommand(args: string[], io: CliIo): Promise<void> {
+  const { values, positionals } = parse(args, {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    'data-dir': { type: 'string' },
+    'time-scale': { type: 'string' },
+    'allow-loopback-targets': { type: 'boolean' },
+    'trust-ca': { type: 'string' },
+    https: { type: 'boolean' },
+  });
+  if (positionals.length > 0) throw new CliError(`start takes no arguments (got "${positionals[0]}")`, 2);
+  const port = integerFlag('port', values.port, 8080, 0, 65535);
+  if (!Number.isInteger(port)) throw new CliError('--port must be a whole number', 2);
+  const timeScale = integerFlag('time-scale', values['time-scale'], 1, 1, 600);
+  const dataDir = values['data-dir'] ?? DEFAULT_DATA_DIR;
+  const allowLoopbackTargets = values['allow-loopback-targets'] === true;
+  if (allowLoopbackTargets) {
+    io.err(
+      '!!! --allow-loopback-targets: webhooks may be sent to 127.0.0.0/8 and ::1. Never use this outside local testing.\n',
+    );
+  }
+  if (timeScale !== 1)
+    io.err(`!!! --time-scale ${timeScale}: retries come ${timeScale}× sooner than the protocol's schedule.\n`);
+  const running = await startSandbox({
+    port,
+    host: values.host ?? '127.0.0.1',
+    dataDir,
+    timeScale,
+    allowLoopbackTargets,
+    trustedCa: readPem('trust-ca', values['trust-ca']),
+    https: values.https === true,
+    logger: {
+      info: (m) => io.out(`${new Date().toISOString()} ${m}\n`),
+      warn: (m) => io.err(`warn: ${m}\n`),
+      error: (m) => io.err(`error: ${m}\n`),
+    },
+  });
+  io.out(
+    `KYC sandbox listening on ${running.url}\n  dashboard:   ${running.url}/login\n  service API: ${running.url}${API_BASE_PATH}\n  data folder: ${dataDir}\n`,
+  );
+  if (running.sandbox.userCount() === 0) {
+    io.out(`  no users yet: kyc-sandbox user add <name> --data-dir ${dataDir}\n`);
+  }
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) {
+        io.err(`${signal} again: exiting now\n`);
+        process.exit(1);
+      }
+      stopping = true;
+      io.out(`${signal}: shutting down (letting deliveries in flight finish)\n`);
+      void running.close().then(resolve, (error: unknown) => {
+        io.err(`error during shutdown: ${(error as Error).message}\n`);
+        resolve();
+      });
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+  io.out('stopped\n');
+}
+
+/** `kyc-sandbox user add <name>`: prints the user and company, never the password. */
+export async function userCommand(args: string[], io: CliIo): Promise<void> {
+  const { values, positionals } = parse(args, {
+    password: { type: 'string' },
+    company: { type: 'string' },
+    'data-dir': { type: 'string' },
+  });
+  const [action, name, ...rest] = positionals;
+  if (action !== 'add' || name === undefined || rest.length > 0) {
+    throw new CliError('usage: kyc-sandbox user add <name> [--password <password>] [--company <name>]', 2);
+  }
+  if (values.password === undefined && process.stdin.isTTY) io.err('Password: ');
+  const password = values.password ?? (await readFirstLine());
+  if (password === '') throw new CliError('no password given: pass --password or pipe it on stdin', 2);
+  const sandbox = await createSandbox({ dataDir: values['data-dir'] ?? DEFAULT_DATA_DIR });
+  try {
+    const user = await sandbox.addUser(name, password, values.company ? { company: values.company } : {});
+    io.out(`user "${user.username}" added to company "${user.company}"\n`);
+  } finally {
+    await sandbox.close();
+  }
+}
+
+/** `kyc-sandbox check-endpoint <url> --auth-key <key>`: exit code 1 when any check fails. */
+export async function checkEndpointCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse(args, {
+    'auth-key': { type: 'string' },
+    ca: { type: 'string' },
+    'allow-loopback': { type: 'boolean' },
+  });
+  const [url, ...rest] = positionals;
+  if (url === undefined || rest.length > 0)
+    throw new CliError('usage: kyc-sandbox check-endpoint <url> --auth-key <key>', 2);
+  const authKey = values['auth-key'] ?? process.env.KYC_AUTH_KEY;
+  if (!authKey) throw new CliError('--auth-key is required (or set KYC_AUTH_KEY)', 2);
+  const report = await checkEndpoint(url, {
+    authKey,
+    ca: readPem('ca', values.ca),
+    allowLoopback: values['allow-loopback'] === true,
+  });
+  io.out(formatCheckReport(report));
+  return report.ok ? 0 : 1;
+}

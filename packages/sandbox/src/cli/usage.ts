@@ -1,0 +1,25 @@
+/** The help text of `kyc-sandbox`. */
+export const USAGE = `Usage: kyc-sandbox <command> [options]
+
+Commands:
+  start                         Run the sandbox (service API, sandbox API, dashboard, webhook delivery)
+    --port <n>                  Port to listen on (default 8080; 0 picks a free one)
+    --host <address>            Address to listen on (default 127.0.0.1)
+    --data-dir <folder>         Where the SQLite files live (default ./kyc-sandbox-data)
+    --time-scale <n>            Run the retry schedule n times faster (1-600; 60 = retries after 1 s, 5 s, 15 s)
+    --allow-loopback-targets    DANGER: let webhook URLs point at 127.0.0.0/8 and ::1 (local receivers only)
+    --trust-ca <file>           Trust this CA certificate (PEM) when delivering (e.g. a local self-signed receiver)
+    --https                     Serve over HTTPS with a self-signed certificate made at start
+
+  user add <name>               Issue a user (password from --password or the first line of stdin)
+    --password <password>       The password (prefer stdin: command lines are visible to other users)
+    --company <name>            The user's company (default "Sandbox Company")
+    --data-dir <folder>         As for start
+
+  check-endpoint <url>          Send sample deliveries to your endpoint and report what it gets wrong
+    --auth-key <key>            The Auth Key your endpoint expects (or set KYC_AUTH_KEY)
+    --ca <file>                 Trust this CA certificate (PEM) for the endpoint
+    --allow-loopback            Allow an endpoint on this machine (127.0.0.0/8, ::1)
+
+  help                          Show this text
+`;

@@ -1,0 +1,163 @@
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  createDeliveryEngine,
+  type DeliveryEngine,
+  type DeliveryEngineOptions,
+  sqliteDeliveryStore,
+} from '@kyc/delivery-engine';
+import type { Hono } from 'hono';
+import { createApp } from './app.js';
+import { createOutboxRelay } from './engine/outbox-relay.js';
+import { scaledClock } from './engine/scaled-clock.js';
+import { SandboxError } from './sandbox-error.js';
+import type { SandboxOptions } from './sandbox-options.js';
+import { SandboxService } from './sandbox-service.js';
+import { hashPassword } from './store/password.js';
+import { SandboxStore } from './store/sandbox-store.js';
+
+/** A sandbox service, not yet listening: mount `fetch` on any server or call {@link startSandbox}. */
+export interface Sandbox {
+  /** The Web-standard handler of the whole sandbox (API, sandbox API, dashboard). */
+  readonly fetch: (request: Request) => Response | Promise<Response>;
+  readonly app: Hono;
+  readonly engine: DeliveryEngine;
+  /** Issues a user (operator action). The password is stored as a scrypt hash. */
+  addUser(
+    username: string,
+    password: string,
+    options?: { company?: string },
+  ): Promise<{ username: string; company: string }>;
+  /** How many users exist (the CLI hints at `user add` when there are none). */
+  userCount(): number;
+  /** Sets the URL the sandbox is reached at (used in the details URL of each session). */
+  setPublicUrl(url: string): void;
+  /** Starts webhook delivery and relays any events left in the outbox. */
+  start(): Promise<void>;
+  /** Stops the engine (attempts in flight finish) and closes the databases. */
+  close(): Promise<void>;
+}
+
+/** The company a user joins when `user add` names none. */
+export const DEFAULT_COMPANY = 'Sandbox Company';
+/** The loopback ranges `allowLoopbackTargets` opens, and nothing else. */
+export const LOOPBACK_NETWORKS: readonly string[] = Object.freeze(['127.0.0.0/8', '::1/128']);
+const MAX_TIME_SCALE = 600;
+const RELAY_INTERVAL_MS = 5000;
+
+function prepareDataDir(dataDir: string): void {
+  if (dataDir === ':memory:') return;
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    accessSync(dataDir, constants.W_OK);
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new SandboxError(
+      'data_dir',
+      `cannot use the data folder ${dataDir} (${reason}); choose a writable folder with --data-dir`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+/**
+ * Creates a sandbox KYC service: the service API, the sandbox API and the dashboard over
+ * SQLite files in `dataDir`, delivering webhooks with `@kyc/delivery-engine`.
+ *
+ * @example
+ * ```ts
+ * const sandbox = await createSandbox({ dataDir: './sandbox-data' });
+ * await sandbox.addUser('alice', 'a long passphrase');
+ * await sandbox.start();
+ * serve({ fetch: sandbox.fetch, port: 8080 }); // or: await startSandbox({ dataDir, port: 8080 })
+ * ```
+ */
+export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
+  const timeScale = options.timeScale ?? 1;
+  if (!Number.isFinite(timeScale) || timeScale < 1 || timeScale > MAX_TIME_SCALE) {
+    throw new SandboxError('invalid_option', `timeScale must be a number from 1 to ${MAX_TIME_SCALE}`);
+  }
+  if (typeof options.dataDir !== 'string' || options.dataDir === '') {
+    throw new SandboxError('invalid_option', 'dataDir must name a folder (or ":memory:")');
+  }
+  prepareDataDir(options.dataDir);
+  const file = (name: string) => (options.dataDir === ':memory:' ? ':memory:' : join(options.dataDir, name));
+  const store = new SandboxStore(file('sandbox.db'));
+  const clock = scaledClock(timeScale);
+  let deliveryStore: ReturnType<typeof sqliteDeliveryStore>;
+  try {
+    deliveryStore = sqliteDeliveryStore({ path: file('deliveries.db') });
+  } catch (error) {
+    store.close();
+    throw new SandboxError('data_dir', `cannot open the delivery database: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  const allowPrivateNetworks = options.allowLoopbackTargets ? LOOPBACK_NETWORKS : undefined;
+  // The engine's lease is measured on the scaled clock: stretch it so it still outlasts a real
+  // 30 s deadline; above ~80× the deadline itself is shortened to fit (demo use only).
+  const leaseMs = Math.min(3_600_000, 45_000 * timeScale);
+  const deadlineMs = Math.max(1000, Math.min(30_000, Math.floor(leaseMs / timeScale) - 5_000));
+  const engineOptions: DeliveryEngineOptions = {
+    store: deliveryStore,
+    clock,
+    ...(timeScale > 1 ? { leaseMs, deadlineMs, pollIntervalMs: 50 * timeScale } : {}),
+    ...(allowPrivateNetworks ? { allowPrivateNetworks } : {}),
+    ...(options.trustedCa?.length ? { tls: { ca: [...options.trustedCa] } } : {}),
+    onAttempt: ({ deliveryId, url, attempt, state }) => {
+      const status = attempt.status === undefined ? '' : ` ${attempt.status}`;
+      // The origin only: a webhook URL's path or query may carry a customer's token.
+      options.logger?.info?.(
+        `webhook ${deliveryId} → ${new URL(url).origin}: attempt #${attempt.attempt} ${attempt.outcome}${status}, ${state}`,
+      );
+    },
+    logger: {
+      warn: (message, fields) => options.logger?.warn?.(`engine: ${message} ${JSON.stringify(fields ?? {})}`),
+      error: (message, fields) => options.logger?.error?.(`engine: ${message} ${JSON.stringify(fields ?? {})}`),
+    },
+  };
+  const engine = createDeliveryEngine(engineOptions);
+  let publicUrl = options.publicUrl ?? 'http://127.0.0.1';
+  const relay = createOutboxRelay(store, engine, () => Date.now(), options.logger);
+  const service = new SandboxService(store, engine, clock, relay, () => publicUrl, allowPrivateNetworks);
+  const app = createApp(service, { secureCookies: options.secureCookies ?? false, logger: options.logger });
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  return {
+    fetch: app.fetch,
+    app,
+    engine,
+    async addUser(username, password, userOptions) {
+      if (!/^[\w.@-]{1,64}$/.test(username)) {
+        throw new SandboxError('invalid_option', 'a username is 1–64 letters, digits, ".", "_", "-" or "@"');
+      }
+      if (password.length < 8) throw new SandboxError('invalid_option', 'a password has at least 8 characters');
+      const company = userOptions?.company ?? DEFAULT_COMPANY;
+      store.addUser(username, await hashPassword(password), company, Date.now());
+      return { username, company };
+    },
+    userCount: () => store.userCount(),
+    setPublicUrl(url) {
+      publicUrl = url.replace(/\/+$/, '');
+    },
+    async start() {
+      await engine.start();
+      await relay.relay();
+      // Catches events whose relay failed for a passing reason (e.g. a busy database).
+      timer = setInterval(() => void relay.relay(), RELAY_INTERVAL_MS);
+      timer.unref();
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (timer) clearInterval(timer);
+      await relay.relay().catch(() => undefined);
+      await engine.stop({ graceMs: 5000 });
+      await deliveryStore.close();
+      store.close();
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import { html } from 'hono/html';
+import type { HtmlEscapedString } from 'hono/utils/html';
+
+/** Rendered HTML; every interpolated value is escaped by Hono's `html` template. */
+export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
+
+const STYLE = `
+body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d2433;background:#f6f7fb}
+header{background:#1d2433;color:#fff;padding:.6rem 1.2rem;display:flex;gap:1.2rem;align-items:center}
+header a,header button{color:#fff;text-decoration:none;background:none;border:0;font:inherit;cursor:pointer}
+main{max-width:1100px;margin:1.2rem auto;padding:0 1.2rem}
+section,fieldset{background:#fff;border:1px solid #d8dce6;border-radius:6px;padding:1rem;margin-bottom:1rem}
+table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #e3e6ee;padding:.35rem .5rem;text-align:left;vertical-align:top}
+label{display:block;margin:.6rem 0 .2rem;font-weight:600}input[type=text],input[type=url],input[type=password]{width:100%;max-width:40rem;padding:.4rem}
+.error{color:#a11;margin:.3rem 0}.notice{color:#175;margin:.3rem 0}.muted{color:#667}
+code,pre{font-size:13px;white-space:pre-wrap;word-break:break-all}
+button{padding:.35rem .8rem;margin-right:.4rem}
+`;
+
+/** The page frame: navigation when logged in, then the page's content. */
+export function layout(title: string, content: Html, nav?: { csrfToken: string; username: string }): Html {
+  return html`<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${title} · KYC sandbox</title><style>${STYLE}</style></head>
+<body>
+<header><strong>KYC sandbox</strong>${
+    nav
+      ? html`<a href="/dashboard/sessions">Sessions</a><a href="/dashboard/deliveries">Deliveries</a>
+<a href="/dashboard/settings">Settings</a><span class="muted">${nav.username}</span>
+<form method="post" action="/logout" style="margin-left:auto">${csrfField(nav.csrfToken)}<button type="submit">Log out</button></form>`
+      : ''
+  }</header>
+<main><h1>${title}</h1>${content}</main>
+</body></html>`;
+}
+
+/** The hidden CSRF field every form carries. */
+export function csrfField(token: string): Html {
+  return html`<input type="hidden" name="_csrf" value="${token}">`;
+}

@@ -1,0 +1,270 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { SessionState } from '@kyc/contracts';
+import Database from 'better-sqlite3';
+import { STATE } from '../domain/enum-values.js';
+import type { SessionOutcome } from '../domain/outcome.js';
+import type { SessionRecord } from '../domain/session-record.js';
+import { SandboxError } from '../sandbox-error.js';
+import { SCHEMA_SQL } from './schema.js';
+
+/** A company and its webhook settings. `authKey` never leaves the server except to the engine. */
+export interface CompanyRecord {
+  readonly id: number;
+  readonly name: string;
+  readonly webhookUrl: string | undefined;
+  readonly authKey: string | undefined;
+}
+
+/** An operator-issued user. */
+export interface UserRecord {
+  readonly id: number;
+  readonly companyId: number;
+  readonly username: string;
+  readonly passwordHash: string;
+}
+
+/** A webhook event written in the finish transaction, waiting to be handed to the engine. */
+export interface OutboxRow {
+  readonly eventId: string;
+  readonly sessionId: string;
+  readonly url: string | undefined;
+  readonly authKey: string | undefined;
+  readonly body: string;
+  readonly relayedAt: number | undefined;
+  readonly relayError: string | undefined;
+}
+
+type Row = Record<string, unknown>;
+const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+const num = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
+const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+function toSession(row: Row): SessionRecord {
+  return {
+    id: String(row.id),
+    companyId: Number(row.company_id),
+    shortKey: String(row.short_key),
+    state: String(row.state) as SessionState,
+    outcome: JSON.parse(String(row.outcome_json)) as SessionOutcome,
+    startedAt: Number(row.started_at),
+    endedAt: num(row.ended_at),
+  };
+}
+
+function toOutbox(row: Row): OutboxRow {
+  return {
+    eventId: String(row.event_id),
+    sessionId: String(row.session_id),
+    url: str(row.url),
+    authKey: str(row.auth_key),
+    body: String(row.body),
+    relayedAt: num(row.relayed_at),
+    relayError: str(row.relay_error),
+  };
+}
+
+const SHORT_KEY_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+
+/** The sandbox's tables in one SQLite file (WAL). Synchronous and single-process, like the sandbox. */
+export class SandboxStore {
+  readonly #db: Database.Database;
+
+  constructor(path: string) {
+    try {
+      this.#db = new Database(path);
+      this.#db.pragma('journal_mode = WAL');
+      this.#db.pragma('foreign_keys = ON');
+      this.#db.exec(SCHEMA_SQL);
+    } catch (error) {
+      throw new SandboxError('data_dir', `cannot open the sandbox database ${path}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  }
+
+  ensureCompany(name: string, now: number): number {
+    this.#db.prepare('INSERT OR IGNORE INTO companies (name, updated_at) VALUES (?, ?)').run(name, now);
+    return Number((this.#db.prepare('SELECT id FROM companies WHERE name = ?').get(name) as Row).id);
+  }
+
+  addUser(username: string, passwordHash: string, companyName: string, now: number): UserRecord {
+    return this.#db.transaction(() => {
+      if (this.findUser(username)) throw new SandboxError('user_exists', `a user named "${username}" already exists`);
+      const companyId = this.ensureCompany(companyName, now);
+      const result = this.#db
+        .prepare('INSERT INTO users (company_id, username, password_hash, created_at) VALUES (?, ?, ?, ?)')
+        .run(companyId, username, passwordHash, now);
+      return { id: Number(result.lastInsertRowid), companyId, username, passwordHash };
+    })();
+  }
+
+  findUser(username: string): UserRecord | undefined {
+    const row = this.#db.prepare('SELECT * FROM users WHERE username = ?').get(username) as Row | undefined;
+    return row && this.#user(row);
+  }
+
+  userCount(): number {
+    return Number((this.#db.prepare('SELECT COUNT(*) AS n FROM users').get() as Row).n);
+  }
+
+  getUser(id: number): UserRecord | undefined {
+    const row = this.#db.prepare('SELECT * FROM users WHERE id = ?').get(id) as Row | undefined;
+    return row && this.#user(row);
+  }
+
+  #user(row: Row): UserRecord {
+    return {
+      id: Number(row.id),
+      companyId: Number(row.company_id),
+      username: String(row.username),
+      passwordHash: String(row.password_hash),
+    };
+  }
+
+  getCompany(id: number): CompanyRecord | undefined {
+    const row = this.#db.prepare('SELECT * FROM companies WHERE id = ?').get(id) as Row | undefined;
+    if (!row) return undefined;
+    return { id, name: String(row.name), webhookUrl: str(row.webhook_url), authKey: str(row.auth_key) };
+  }
+
+  /** `authKey: undefined` keeps the stored key; `null` removes it. */
+  updateWebhook(companyId: number, url: string | null, authKey: string | null | undefined, now: number): void {
+    if (authKey === undefined) {
+      this.#db.prepare('UPDATE companies SET webhook_url = ?, updated_at = ? WHERE id = ?').run(url, now, companyId);
+    } else {
+      this.#db
+        .prepare('UPDATE companies SET webhook_url = ?, auth_key = ?, updated_at = ? WHERE id = ?')
+        .run(url, authKey, now, companyId);
+    }
+  }
+
+  createSession(companyId: number, outcome: SessionOutcome, now: number): SessionRecord {
+    const id = `sess_${randomBytes(12).toString('hex')}`;
+    const shortKey = Array.from(randomBytes(6), (byte) => SHORT_KEY_ALPHABET[byte % SHORT_KEY_ALPHABET.length]).join(
+      '',
+    );
+    const seq = Number(
+      (this.#db.prepare('SELECT COALESCE(MAX(created_seq), 0) + 1 AS n FROM sessions').get() as Row).n,
+    );
+    this.#db
+      .prepare(
+        'INSERT INTO sessions (id, company_id, short_key, state, outcome_json, started_at, created_seq) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(id, companyId, shortKey, STATE.IN_PROGRESS, JSON.stringify(outcome), now, seq);
+    return { id, companyId, shortKey, state: STATE.IN_PROGRESS, outcome, startedAt: now, endedAt: undefined };
+  }
+
+  /** A session of this company; another company's session is reported as missing (no enumeration). */
+  getSession(companyId: number, id: string): SessionRecord | undefined {
+    const row = this.#db.prepare('SELECT * FROM sessions WHERE id = ? AND company_id = ?').get(id, companyId) as
+      | Row
+      | undefined;
+    return row && toSession(row);
+  }
+
+  listSessions(companyId: number, limit = 200): SessionRecord[] {
+    const rows = this.#db
+      .prepare('SELECT * FROM sessions WHERE company_id = ? ORDER BY created_seq DESC LIMIT ?')
+      .all(companyId, limit) as Row[];
+    return rows.map(toSession);
+  }
+
+  /**
+   * Marks a session finished and writes its webhook to the outbox in one transaction (the
+   * outbox pattern): either both happen or neither. Finishing a finished session changes
+   * nothing and reports `finished: false`.
+   */
+  finishSession(
+    companyId: number,
+    id: string,
+    now: number,
+    buildBody: (session: SessionRecord, endedAt: number) => string,
+  ): { session: SessionRecord; finished: boolean } | undefined {
+    return this.#db
+      .transaction(() => {
+        const session = this.getSession(companyId, id);
+        if (!session) return undefined;
+        if (session.state === STATE.FINISHED) return { session, finished: false };
+        const endedAt = Math.max(now, session.startedAt);
+        const body = buildBody(session, endedAt);
+        const company = this.getCompany(companyId);
+        this.#db
+          .prepare('UPDATE sessions SET state = ?, ended_at = ? WHERE id = ?')
+          .run(STATE.FINISHED, endedAt, session.id);
+        this.#db
+          .prepare(
+            'INSERT INTO outbox (event_id, session_id, company_id, url, auth_key, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+          )
+          .run(
+            `evt_${randomBytes(16).toString('hex')}`,
+            id,
+            companyId,
+            company?.webhookUrl ?? null,
+            company?.authKey ?? null,
+            body,
+            now,
+          );
+        return { session: { ...session, state: STATE.FINISHED, endedAt }, finished: true };
+      })
+      .immediate();
+  }
+
+  /** Outbox rows not yet handed to the engine, oldest first. */
+  unrelayed(limit = 100): OutboxRow[] {
+    const rows = this.#db
+      .prepare('SELECT * FROM outbox WHERE relayed_at IS NULL ORDER BY created_at, event_id LIMIT ?')
+      .all(limit) as Row[];
+    return rows.map(toOutbox);
+  }
+
+  markRelayed(eventId: string, now: number, error: string | undefined): void {
+    this.#db
+      .prepare('UPDATE outbox SET relayed_at = ?, relay_error = ? WHERE event_id = ?')
+      .run(now, error ?? null, eventId);
+  }
+
+  outboxForSession(sessionId: string): OutboxRow | undefined {
+    const row = this.#db.prepare('SELECT * FROM outbox WHERE session_id = ?').get(sessionId) as Row | undefined;
+    return row && toOutbox(row);
+  }
+
+  outboxByEvent(eventId: string, companyId: number): OutboxRow | undefined {
+    const row = this.#db
+      .prepare('SELECT * FROM outbox WHERE event_id = ? AND company_id = ?')
+      .get(eventId, companyId) as Row | undefined;
+    return row && toOutbox(row);
+  }
+
+  listOutbox(companyId: number, limit = 200): OutboxRow[] {
+    const rows = this.#db
+      .prepare('SELECT * FROM outbox WHERE company_id = ? ORDER BY created_at DESC, event_id LIMIT ?')
+      .all(companyId, limit) as Row[];
+    return rows.map(toOutbox);
+  }
+
+  /** Starts a dashboard login; only a hash of the token is stored. */
+  createLogin(userId: number, now: number, ttlMs: number): { token: string; csrfToken: string } {
+    const token = randomBytes(32).toString('base64url');
+    const csrfToken = randomBytes(32).toString('base64url');
+    this.#db.prepare('DELETE FROM logins WHERE expires_at <= ?').run(now);
+    this.#db
+      .prepare('INSERT INTO logins (token_hash, user_id, csrf_token, expires_at) VALUES (?, ?, ?, ?)')
+      .run(hashToken(token), userId, csrfToken, now + ttlMs);
+    return { token, csrfToken };
+  }
+
+  findLogin(token: string, now: number): { userId: number; csrfToken: string } | undefined {
+    const row = this.#db
+      .prepare('SELECT user_id, csrf_token FROM logins WHERE token_hash = ? AND expires_at > ?')
+      .get(hashToken(token), now) as Row | undefined;
+    return row && { userId: Number(row.user_id), csrfToken: String(row.csrf_token) };
+  }
+
+  deleteLogin(token: string): void {
+    this.#db.prepare('DELETE FROM logins WHERE token_hash = ?').run(hashToken(token));
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+}

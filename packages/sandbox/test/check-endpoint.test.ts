@@ -1,0 +1,76 @@
+import { createTestCertificate } from '@kyc/test-support';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkEndpoint, formatCheckReport } from '../src/index.js';
+import { listen } from '../src/server/listen.js';
+import { AUTH_KEY } from './helpers.js';
+
+let certificate: Awaited<ReturnType<typeof createTestCertificate>>;
+const servers: { close(): Promise<void> }[] = [];
+
+beforeAll(async () => {
+  certificate = await createTestCertificate(['127.0.0.1']);
+});
+afterAll(async () => {
+  for (const server of servers) await server.close();
+});
+
+async function endpoint(answer: (request: Request) => Promise<Response> | Response) {
+  const server = await listen(answer, { port: 0, host: '127.0.0.1', tls: certificate });
+  servers.push(server);
+  return `${server.url}/hook`;
+}
+
+const authorized = (request: Request) => request.headers.get('authorization') === `Bearer ${AUTH_KEY}`;
+
+describe('checkEndpoint', () => {
+  it('fails an endpoint that answers 202 (only 200 counts)', async () => {
+    const url = await endpoint((request) => new Response(null, { status: authorized(request) ? 202 : 401 }));
+    const report = await checkEndpoint(url, { authKey: AUTH_KEY, ca: [certificate.cert], allowLoopback: true });
+    const verdicts = Object.fromEntries(report.results.map((r) => [r.id, r.verdict]));
+    expect(verdicts).toMatchObject({
+      'rejects-missing-key': 'pass',
+      'rejects-wrong-key': 'pass',
+      'accepts-v1': 'fail',
+    });
+    expect(report.ok).toBe(false);
+    expect(formatCheckReport(report)).toMatch(/✖ accepts-v1 .*HTTP 202/);
+  });
+
+  it('fails an endpoint slower than the deadline', async () => {
+    const url = await endpoint(async (request) => {
+      if (!authorized(request)) return new Response(null, { status: 401 });
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      return new Response('ok');
+    });
+    const report = await checkEndpoint(url, {
+      authKey: AUTH_KEY,
+      ca: [certificate.cert],
+      allowLoopback: true,
+      deadlineMs: 200,
+    });
+    expect(report.results.find((r) => r.id === 'accepts-v1')).toMatchObject({
+      verdict: 'fail',
+      detail: expect.stringMatching(/timeout/),
+    });
+  });
+
+  it('fails an endpoint that rejects unknown fields', async () => {
+    const url = await endpoint(async (request) => {
+      if (!authorized(request)) return new Response(null, { status: 401 });
+      const body = (await request.json()) as Record<string, unknown>;
+      return new Response(null, { status: 'riskSignals' in body ? 400 : 200 });
+    });
+    const report = await checkEndpoint(url, { authKey: AUTH_KEY, ca: [certificate.cert], allowLoopback: true });
+    const failed = report.results.filter((r) => r.verdict === 'fail').map((r) => r.id);
+    expect(failed).toEqual(['tolerates-unknown-fields']);
+  });
+
+  it('refuses a loopback endpoint unless allowed, and a plain-HTTP URL', async () => {
+    const url = await endpoint(() => new Response('ok'));
+    const blocked = await checkEndpoint(url, { authKey: AUTH_KEY, ca: [certificate.cert] });
+    expect(blocked.results[0]).toMatchObject({ id: 'tls-certificate', verdict: 'fail' });
+    expect(blocked.results.slice(1).every((r) => r.verdict === 'skip')).toBe(true);
+    const plain = await checkEndpoint('http://127.0.0.1:9/hook', { authKey: AUTH_KEY, allowLoopback: true });
+    expect(plain.ok).toBe(false);
+  });
+});

@@ -1,0 +1,204 @@
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { createTestCertificate } from '@kyc/test-support';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SANDBOX_API } from '../src/index.js';
+import { listen } from '../src/server/listen.js';
+import { spawnCli } from './cli-process.js';
+import { AUTH_KEY, api, PASSWORD, startTestReceiver, tempDir, USERNAME } from './helpers.js';
+
+const dir = tempDir('kyc-sandbox-cli-');
+afterAll(() => dir.remove());
+
+const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at /);
+
+describe('kyc-sandbox start: clear errors', () => {
+  it('rejects an unknown flag with exit code 2 and no stack', async () => {
+    const { code, stderr } = await spawnCli(['start', '--bogus']).result();
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/Unknown option '--bogus'/);
+    noStack(stderr);
+  });
+
+  it('rejects a bad --port and a bad --time-scale', async () => {
+    const port = await spawnCli(['start', '--port', '99999']).result();
+    expect(port.code).toBe(2);
+    expect(port.stderr).toMatch(/--port must be a number from 0 to 65535/);
+    const scale = await spawnCli(['start', '--time-scale', 'fast']).result();
+    expect(scale.code).toBe(2);
+    expect(scale.stderr).toMatch(/--time-scale/);
+  });
+
+  it('reports a busy port', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const { code, stderr } = await spawnCli([
+        'start',
+        '--port',
+        String(port),
+        '--data-dir',
+        join(dir.path, 'busy'),
+      ]).result();
+      expect(code).toBe(1);
+      expect(stderr).toMatch(new RegExp(`port ${port} on 127.0.0.1 is already in use`));
+      noStack(stderr);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('reports a data folder it cannot write', async () => {
+    const file = join(dir.path, 'a-file');
+    writeFileSync(file, 'not a folder');
+    const { code, stderr } = await spawnCli(['start', '--port', '0', '--data-dir', join(file, 'data')]).result();
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/cannot use the data folder .*a-file\/data \(ENOTDIR\)/);
+    noStack(stderr);
+  });
+
+  it('starts, prints its URLs, and shuts down gracefully on SIGTERM', async () => {
+    const run = spawnCli(['start', '--port', '0', '--data-dir', join(dir.path, 'run'), '--allow-loopback-targets']);
+    const [, url] = await run.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    expect(run.output().stderr).toMatch(/!!! --allow-loopback-targets/);
+    const login = await fetch(`${url}/login`);
+    expect(login.status).toBe(200);
+    run.child.kill('SIGTERM');
+    const { code, stdout } = await run.result();
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/SIGTERM: shutting down/);
+    expect(stdout).toMatch(/stopped/);
+  });
+});
+
+describe('kyc-sandbox start end to end', () => {
+  it('delivers to a loopback receiver it was told to trust and logs each attempt', async () => {
+    const receiver = await startTestReceiver();
+    const dataDir = join(dir.path, 'e2e');
+    const caFile = join(dir.path, 'e2e-ca.pem');
+    writeFileSync(caFile, receiver.certificate.cert);
+    const added = await spawnCli(['user', 'add', USERNAME, '--data-dir', dataDir], { stdin: `${PASSWORD}\n` }).result();
+    expect(added.code).toBe(0);
+    const run = spawnCli([
+      'start',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--allow-loopback-targets',
+      '--trust-ca',
+      caFile,
+      '--time-scale',
+      '600',
+    ]);
+    try {
+      const [, url = ''] = await run.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      expect(
+        (await api(url, 'PUT', SANDBOX_API.settings, { body: { webhookUrl: receiver.url, authKey: AUTH_KEY } })).status,
+      ).toBe(200);
+      const created = await api(url, 'POST', SANDBOX_API.sessions, { body: {} });
+      const id = (created.json as { id: string }).id;
+      expect((await api(url, 'POST', '/api/v1/kyc/session/finish', { body: { sessionId: id } })).status).toBe(200);
+      await run.waitFor(/webhook evt_\w+ → https:\/\/127\.0\.0\.1:\d+: attempt #1 delivered 200, delivered/);
+      expect(run.output().stdout).not.toContain('/webhook:');
+      expect(receiver.events.map((e) => e.sessionId)).toEqual([id]);
+    } finally {
+      run.child.kill('SIGINT');
+      expect((await run.result()).code).toBe(0);
+      await receiver.close();
+    }
+  });
+});
+
+describe('kyc-sandbox user add', () => {
+  it('reads the password from stdin and prints nothing secret; a second add of the same name fails', async () => {
+    const password = 'a-very-secret-passphrase';
+    const dataDir = join(dir.path, 'users');
+    const added = await spawnCli(['user', 'add', 'carol', '--data-dir', dataDir], { stdin: `${password}\n` }).result();
+    expect(added.code).toBe(0);
+    expect(added.stdout).toMatch(/user "carol" added to company "Sandbox Company"/);
+    expect(added.stdout + added.stderr).not.toContain(password);
+    const again = await spawnCli(['user', 'add', 'carol', '--password', password, '--data-dir', dataDir]).result();
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already exists/);
+    expect(again.stdout + again.stderr).not.toContain(password);
+  });
+});
+
+describe('kyc-sandbox check-endpoint', () => {
+  let good: Awaited<ReturnType<typeof startTestReceiver>>;
+  let bad: Awaited<ReturnType<typeof listen>>;
+  let caFile: string;
+
+  beforeAll(async () => {
+    const certificate = await createTestCertificate(['127.0.0.1', 'localhost']);
+    caFile = join(dir.path, 'ca.pem');
+    writeFileSync(caFile, certificate.cert);
+    good = await startTestReceiver({ certificate });
+    // A careless endpoint: 200 to everything, no key check.
+    bad = await listen(() => new Response('ok'), { port: 0, host: '127.0.0.1', tls: certificate });
+  });
+  afterAll(async () => {
+    await good?.close();
+    await bad?.close();
+  });
+
+  it('passes a correct receiver (exit 0)', async () => {
+    const { code, stdout } = await spawnCli([
+      'check-endpoint',
+      good.url,
+      '--auth-key',
+      AUTH_KEY,
+      '--ca',
+      caFile,
+      '--allow-loopback',
+    ]).result(60_000);
+    expect(stdout).toMatch(/✔ tls-certificate/);
+    expect(stdout).toMatch(/✔ rejects-missing-key/);
+    expect(stdout).toMatch(/✔ rejects-wrong-key/);
+    expect(stdout).toMatch(/✔ accepts-v1/);
+    expect(stdout).toMatch(/✔ accepts-status/);
+    expect(stdout).toMatch(/✔ tolerates-unknown-fields/);
+    expect(stdout).toMatch(/✔ acknowledges-duplicate/);
+    expect(stdout).toMatch(/all checks passed/);
+    expect(stdout).not.toContain(AUTH_KEY);
+    expect(code).toBe(0);
+  });
+
+  it('fails a receiver that accepts deliveries without a key (exit 1)', async () => {
+    const { code, stdout } = await spawnCli([
+      'check-endpoint',
+      `${bad.url}/hook`,
+      '--auth-key',
+      AUTH_KEY,
+      '--ca',
+      caFile,
+      '--allow-loopback',
+    ]).result(60_000);
+    expect(stdout).toMatch(/✖ rejects-missing-key .*HTTP 200/);
+    expect(stdout).toMatch(/✖ rejects-wrong-key/);
+    expect(stdout).toMatch(/2 checks failed/);
+    expect(code).toBe(1);
+  });
+
+  it('fails an endpoint whose certificate is not trusted (exit 1)', async () => {
+    const { code, stdout } = await spawnCli([
+      'check-endpoint',
+      good.url,
+      '--auth-key',
+      AUTH_KEY,
+      '--allow-loopback',
+    ]).result(60_000);
+    expect(stdout).toMatch(/✖ tls-certificate/);
+    expect(stdout).toMatch(/– accepts-v1/);
+    expect(code).toBe(1);
+  });
+
+  it('requires --auth-key', async () => {
+    const { code, stderr } = await spawnCli(['check-endpoint', good.url], { env: { KYC_AUTH_KEY: '' } }).result();
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/--auth-key is required/);
+  });
+});

@@ -1,0 +1,97 @@
+import { HEADERS } from '@kyc/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SANDBOX_API } from '../src/index.js';
+import { api, PASSWORD, startTestSandbox, USERNAME } from './helpers.js';
+
+let sandbox: Awaited<ReturnType<typeof startTestSandbox>>;
+const HOSTILE = '<img src=x onerror="alert(1)">';
+
+beforeAll(async () => {
+  sandbox = await startTestSandbox();
+  await sandbox.running.sandbox.addUser('mallory', PASSWORD, { company: HOSTILE });
+});
+afterAll(() => sandbox?.close());
+
+/** Logs in through the form (Origin, double-submit CSRF cookie) and returns the login cookie. */
+async function login(username: string): Promise<string> {
+  const page = await fetch(`${sandbox.url}/login`);
+  const csrfCookie = (page.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+  const answer = await fetch(`${sandbox.url}/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: sandbox.url, cookie: csrfCookie },
+    body: new URLSearchParams({ _csrf: token, username, password: PASSWORD }),
+  });
+  expect(answer.status).toBe(303);
+  return (
+    answer.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('kyc_sandbox='))
+      ?.split(';')[0] ?? ''
+  );
+}
+
+describe('dashboard over HTTP', () => {
+  it('escapes stored text (a company name with markup) and sends CSP, no-store and a request id', async () => {
+    const cookie = await login('mallory');
+    const page = await fetch(`${sandbox.url}/dashboard/settings`, { headers: { cookie } });
+    const html = await page.text();
+    expect(page.status).toBe(200);
+    expect(html).not.toContain(HOSTILE);
+    expect(html).toContain('&lt;img src=x onerror=&quot;alert(1)&quot;&gt;');
+    expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(page.headers.get(HEADERS.requestId)).toBeTruthy();
+  });
+
+  it('refuses a login form without the CSRF cookie', async () => {
+    const answer = await fetch(`${sandbox.url}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: sandbox.url },
+      body: new URLSearchParams({ _csrf: 'forged', username: USERNAME, password: PASSWORD }),
+    });
+    expect(answer.status).toBe(403);
+    expect(answer.headers.getSetCookie().some((c) => c.startsWith('kyc_sandbox='))).toBe(false);
+  });
+
+  it('sends a logged-out visitor to the login page and ends a login on logout', async () => {
+    const anonymous = await fetch(`${sandbox.url}/dashboard/deliveries`, { redirect: 'manual' });
+    expect(anonymous.status).toBe(303);
+    expect(anonymous.headers.get('location')).toBe('/login');
+    const cookie = await login(USERNAME);
+    const page = await fetch(`${sandbox.url}/dashboard/sessions`, { headers: { cookie } });
+    const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+    const logout = await fetch(`${sandbox.url}/logout`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: sandbox.url, cookie },
+      body: new URLSearchParams({ _csrf: token }),
+    });
+    expect(logout.status).toBe(303);
+    const after = await fetch(`${sandbox.url}/dashboard/sessions`, { headers: { cookie }, redirect: 'manual' });
+    expect(after.status).toBe(303);
+  });
+});
+
+describe('sandbox API bad input', () => {
+  it('answers 422 for an outcome outside the contract and JSON 404 for an unknown endpoint', async () => {
+    const bad = await api(sandbox.url, 'POST', SANDBOX_API.sessions, {
+      body: { status: 'MAYBE', scores: { total: 101 } },
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.text).toMatch(/status/);
+    const unknownField = await api(sandbox.url, 'POST', SANDBOX_API.sessions, { body: { colour: 'blue' } });
+    expect(unknownField.status).toBe(422);
+    const missing = await api(sandbox.url, 'GET', '/sandbox/nothing-here');
+    expect(missing.status).toBe(404);
+    expect(missing.json).toMatchObject({ error: { code: 'NOT_FOUND' } });
+    expect(missing.headers.get(HEADERS.requestId)).toBeTruthy();
+  });
+
+  it('answers 413 for an oversized body', async () => {
+    const big = await api(sandbox.url, 'POST', SANDBOX_API.sessions, { raw: `{"pad":"${'x'.repeat(300 * 1024)}"}` });
+    expect(big.status).toBe(413);
+    expect(big.json).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE' } });
+  });
+});

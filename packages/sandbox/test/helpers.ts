@@ -1,0 +1,119 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HEADERS, JSON_CONTENT_TYPE } from '@kyc/contracts';
+import { createTestCertificate, type TestCertificate } from '@kyc/test-support';
+import { createWebhookReceiver, type KycWebhookEvent } from '@kyc/webhook-receiver';
+import { type RunningSandbox, startSandbox } from '../src/index.js';
+import { listen } from '../src/server/listen.js';
+
+export const USERNAME = 'alice';
+export const PASSWORD = 'correct horse battery staple';
+export const AUTH_KEY = 'qT7#vLm2$Xw9pRz4!Kd8nB3eHs6';
+
+/** A temp folder removed by the returned cleanup. */
+export function tempDir(prefix = 'kyc-sandbox-test-'): { path: string; remove: () => void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** A sandbox on loopback with one user, trusting `ca`, on a 600× schedule (first retry after 100 ms). */
+export async function startTestSandbox(options: { ca?: string; timeScale?: number } = {}) {
+  const dir = tempDir();
+  const running: RunningSandbox = await startSandbox({
+    dataDir: dir.path,
+    timeScale: options.timeScale ?? 600,
+    allowLoopbackTargets: true,
+    ...(options.ca ? { trustedCa: [options.ca] } : {}),
+  });
+  await running.sandbox.addUser(USERNAME, PASSWORD);
+  return {
+    url: running.url,
+    running,
+    dataDir: dir.path,
+    basic: basicAuth(USERNAME, PASSWORD),
+    async close() {
+      await running.close();
+      dir.remove();
+    },
+  };
+}
+
+export const basicAuth = (username: string, password: string) =>
+  `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+
+/** A JSON request to the sandbox with Basic credentials. */
+export async function api(
+  base: string,
+  method: string,
+  path: string,
+  options: { body?: unknown; authorization?: string | null; raw?: string } = {},
+) {
+  const headers: Record<string, string> = { [HEADERS.contentType]: JSON_CONTENT_TYPE };
+  if (options.authorization !== null)
+    headers[HEADERS.authorization] = options.authorization ?? basicAuth(USERNAME, PASSWORD);
+  const body = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+  const response = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, json, text };
+}
+
+/** One request as a test receiver saw it. */
+export interface SeenRequest {
+  readonly headers: Headers;
+  readonly body: string;
+  readonly status: number;
+}
+
+/**
+ * A real HTTPS receiver on loopback built on `@kyc/webhook-receiver`, recording every request
+ * and every handler run. `failFirst` makes the handler throw on its first run (→ 500).
+ */
+export async function startTestReceiver(options: { failFirst?: boolean; certificate?: TestCertificate } = {}) {
+  const certificate = options.certificate ?? (await createTestCertificate(['127.0.0.1', 'localhost']));
+  const requests: SeenRequest[] = [];
+  const events: KycWebhookEvent[] = [];
+  let failures = options.failFirst ? 1 : 0;
+  const receiver = createWebhookReceiver({
+    authKeys: [AUTH_KEY],
+    // The failures these tests cause on purpose are asserted, not logged.
+    logger: {},
+    onEvent: (event) => {
+      if (failures > 0) {
+        failures--;
+        throw new Error('simulated handler failure');
+      }
+      events.push(event);
+    },
+  });
+  const server = await listen(
+    async (request) => {
+      const body = await request.clone().text();
+      const response = await receiver.handle(request);
+      requests.push({ headers: request.headers, body, status: response.status });
+      return response;
+    },
+    { port: 0, host: '127.0.0.1', tls: certificate },
+  );
+  return { url: `${server.url}/webhook`, certificate, requests, events, close: () => server.close() };
+}
+
+/** Polls `check` every 50 ms until it returns a value, for at most `timeoutMs`. */
+export async function eventually<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
