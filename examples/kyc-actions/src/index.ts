@@ -1,0 +1,1 @@
+export { decide, type KycAction, type KycDecision } from './act-on-kyc-event.js';

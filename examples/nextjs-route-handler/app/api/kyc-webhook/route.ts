@@ -1,0 +1,22 @@
+/**
+ * Next.js App Router route handler: `app/api/kyc-webhook/route.ts`.
+ *
+ * Route handlers get the Fetch `Request` with its body unread, which is exactly what the
+ * receiver needs; never call `request.json()` before it. Serverless instances do not share
+ * memory, so production needs a shared idempotency store (Redis or Postgres).
+ */
+import { decide } from '@kyc/example-actions';
+import { createWebhookReceiver } from '@kyc/webhook-receiver';
+import { recordDecision } from '../../../decisions.js';
+
+export const runtime = 'nodejs'; // the receiver also runs on 'edge'
+export const dynamic = 'force-dynamic';
+
+const receiver = createWebhookReceiver({
+  authKeys: (process.env.KYC_AUTH_KEYS ?? '').split(',').filter(Boolean),
+  onEvent: (event) => recordDecision(decide(event)),
+});
+
+export function POST(request: Request): Promise<Response> {
+  return receiver.handle(request);
+}
