@@ -34,7 +34,7 @@ function bounded(key: string): string {
 /**
  * The key that identifies one event, for deduplication. The `Webhook-Id` header when the
  * sender gives one (stable across the attempts of one event); otherwise derived from the
- * event itself — session id + status + event time (v1: session id + end time) — never from
+ * event itself — session id + status + event time (v1: session id + validation + end time) — never from
  * the session id alone, since a pending result followed later by a manual approval is two events.
  * A body that carries no time at all falls back to a hash of its text.
  *
@@ -45,8 +45,10 @@ export function idempotencyKeyFor(webhook: NormalizedWebhook, webhookId: string 
   if (webhookId !== undefined && webhookId !== '') return bounded(`id:${part(webhookId)}`);
   const session = part(webhook.sessionId);
   if (webhook.shape === 'v1') {
-    if (webhook.endedAtIso !== undefined) return bounded(`v1:${session}:${part(webhook.endedAtIso)}`);
-    return bounded(`v1:${session}:#${hash53(text)}`);
+    // v1 has no status: its validation method stands in for it (an AUTOMATIC result and a later MANUAL review are two events).
+    const kind = `v1:${session}:${part(webhook.validation)}`;
+    if (webhook.endedAtIso !== undefined) return bounded(`${kind}:${part(webhook.endedAtIso)}`);
+    return bounded(`${kind}:#${hash53(text)}`);
   }
   const time = webhook.timestampIso ?? webhook.endedAtIso;
   if (time !== undefined) return bounded(`ev:${session}:${part(webhook.status)}:${part(time)}`);

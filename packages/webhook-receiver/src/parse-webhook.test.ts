@@ -6,8 +6,8 @@ import {
   sampleV1Webhook,
 } from '@kyc/contracts';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { parseWebhook, safeParseWebhook } from './parse-webhook.js';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { type KycWebhookEvent, parseWebhook, safeParseWebhook } from './parse-webhook.js';
 import { WebhookError } from './webhook-error.js';
 
 const text = (value: unknown) => JSON.stringify(value);
@@ -59,6 +59,10 @@ describe('parseWebhook', () => {
     const v1Later = parseWebhook(text({ ...sampleV1Webhook, endedAt: '2026-11-22T08:00:00.000Z' }));
     expect(v1.idempotencyKey).not.toBe(v1Later.idempotencyKey);
     expect(v1.idempotencyKey).toContain(sampleV1Webhook.endedAt.replaceAll(':', '%3A'));
+    const v1Manual = parseWebhook(text({ ...sampleV1Webhook, validation: 'MANUAL' }));
+    const v1Automatic = parseWebhook(text({ ...sampleV1Webhook, validation: 'AUTOMATIC' }));
+    expect(v1Manual.idempotencyKey).not.toBe(v1Automatic.idempotencyKey);
+    expect(v1.idempotencyKey).toBe(parseWebhook(bytes(sampleV1Webhook)).idempotencyKey);
     const timeless = parseWebhook(text({ sessionId: 's1', status: 'PENDING' }));
     const timeless2 = parseWebhook(text({ sessionId: 's1', status: 'PENDING', note: 'manual' }));
     expect(timeless.idempotencyKey).not.toBe(timeless2.idempotencyKey);
@@ -71,6 +75,24 @@ describe('parseWebhook', () => {
     const second = parseWebhook(text(sampleStatusWebhook), { webhookId: `${long}b` }).idempotencyKey;
     expect(first.length).toBeLessThanOrEqual(512);
     expect(first).not.toBe(second);
+  });
+
+  it('narrows the event type on shape (checked by the type checker)', () => {
+    const event: KycWebhookEvent = parseWebhook(text(sampleCombinedWebhook));
+    if (event.shape === 'v1') {
+      expectTypeOf(event.status).toEqualTypeOf<undefined>();
+      expectTypeOf(event.scores).not.toEqualTypeOf<undefined>();
+    } else if (event.shape === 'status') {
+      expectTypeOf(event.scores).toEqualTypeOf<undefined>();
+      expectTypeOf(event.status).toEqualTypeOf<'APPROVED' | 'REJECTED' | 'PENDING' | 'ERROR' | undefined>();
+    } else {
+      expectTypeOf(event.shape).toEqualTypeOf<'both'>();
+      expectTypeOf(event.endedAt).toEqualTypeOf<Date | undefined>();
+      expectTypeOf(event.timestamp).toEqualTypeOf<Date | undefined>();
+      expect(event.status).toBe('APPROVED');
+    }
+    expectTypeOf(event.sessionId).toEqualTypeOf<string>();
+    expectTypeOf(event.idempotencyKey).toEqualTypeOf<string>();
   });
 
   it('refuses an already-parsed object and says how to fix it', () => {
@@ -93,6 +115,13 @@ describe('parseWebhook', () => {
     const error = errorOf(() => parseWebhook(body as string));
     expect(error.code).toBe(code);
     expect(error.issues.length > 0 || ['invalid_encoding', 'invalid_body_type'].includes(code)).toBe(true);
+  });
+
+  it('keeps the body out of a JSON error (message and cause): it may carry personal data', () => {
+    const error = errorOf(() => parseWebhook('{"name":"Ana Secretname", oops}'));
+    expect(error.code).toBe('invalid_json');
+    expect(error.cause).toBeUndefined();
+    expect(`${error.message} ${JSON.stringify(error.issues)}`).not.toContain('Secretname');
   });
 
   it('strict mode turns any issue into a rejection with the issues and their paths', () => {

@@ -88,10 +88,12 @@ export function parseWebhook(body: WebhookBody, options: ParseWebhookOptions = {
   let json: unknown;
   try {
     json = JSON.parse(text);
-  } catch (cause) {
-    throw new WebhookError('invalid_json', 'The webhook body is not valid JSON.', {
-      cause,
-      issues: [{ path: [], message: 'not valid JSON' }],
+  } catch (error) {
+    // Not kept as `cause`: engines quote the body in JSON.parse's message, and a body may carry personal data.
+    const position = error instanceof Error ? /position (\d+)/.exec(error.message)?.[1] : undefined;
+    const where = position === undefined ? '' : ` at position ${position}`;
+    throw new WebhookError('invalid_json', `The webhook body is not valid JSON${where}.`, {
+      issues: [{ path: [], message: `not valid JSON${where}` }],
     });
   }
   const result = normalizeWebhookBody(json);

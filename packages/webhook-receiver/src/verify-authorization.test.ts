@@ -48,6 +48,38 @@ describe('verifyAuthorization', () => {
     expect(verifyAuthorization(`Bearer ${KEY}`, [42 as unknown as string]).ok).toBe(false);
   });
 
+  it('refuses (never throws on) hostile key lists: a throwing getter, a revoked Proxy, a header object', () => {
+    const throwing = [KEY];
+    Object.defineProperty(throwing, 0, {
+      get() {
+        throw new Error('boom');
+      },
+    });
+    const revocable = Proxy.revocable([KEY], {});
+    revocable.revoke();
+    for (const keys of [
+      throwing,
+      revocable.proxy,
+      new Proxy([KEY], {
+        get: () => {
+          throw new Error('trap');
+        },
+      }),
+    ]) {
+      expect(verifyAuthorization(`Bearer ${KEY}`, keys)).toEqual({ ok: false, code: 'invalid_auth' });
+    }
+    expect(verifyAuthorization({ toString: () => `Bearer ${KEY}` } as unknown as string, KEY)).toEqual({
+      ok: false,
+      code: 'missing_auth',
+    });
+  });
+
+  it('refuses candidates that are a prefix, an extension or a repetition of the key', () => {
+    for (const token of [KEY.slice(0, 1), KEY.slice(0, 8), KEY + KEY, `${KEY}${KEY.slice(0, 3)}`, KEY.repeat(3)]) {
+      expect(verifyAuthorization(`Bearer ${token}`, [KEY, NEXT])).toEqual({ ok: false, code: 'invalid_auth' });
+    }
+  });
+
   it('never throws and never accepts anything but the key (property)', () => {
     fc.assert(
       fc.property(fc.anything(), fc.anything(), (header, keys) => {

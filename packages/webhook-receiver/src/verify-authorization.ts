@@ -24,13 +24,15 @@ function isBlank(code: number): boolean {
 /**
  * Compares over the key's own length, whatever the candidate's length, and folds a length
  * mismatch into the result, so the time taken depends on neither where they differ nor on
- * how long the candidate is. Returns 0 when equal.
+ * how long the candidate is. Every read stays inside the candidate (index modulo its length):
+ * an out-of-range `charCodeAt` takes a slower path in V8, which would time the key's length.
+ * Returns 0 when equal. (Hashing both sides to fixed-length digests would do the same, but Web
+ * Crypto's digest is async only and a JavaScript SHA-256 would not fit this function's 1 KB budget.)
  */
 function difference(key: string, candidate: string): number {
   let diff = key.length ^ candidate.length;
   for (let index = 0; index < key.length; index++) {
-    // Past the candidate's end charCodeAt gives NaN, which `|` turns into 0; the length flag above already counts it.
-    diff |= key.charCodeAt(index) ^ candidate.charCodeAt(index);
+    diff |= key.charCodeAt(index) ^ candidate.charCodeAt(index % candidate.length);
   }
   return diff;
 }
@@ -64,11 +66,17 @@ export function verifyAuthorization(header: string | null | undefined, authKeys:
   const token = header.slice(tokenStart, end);
   for (let index = 0; index < token.length; index++) if (isBlank(token.charCodeAt(index))) return MALFORMED;
 
-  const keys: readonly unknown[] = Array.isArray(authKeys) ? authKeys : [authKeys];
   let matched = 0;
-  for (const key of keys) {
-    if (typeof key !== 'string' || key.length < AUTH_KEY_MIN_LENGTH) continue;
-    matched |= difference(key, token) === 0 ? 1 : 0;
+  try {
+    const keys: readonly unknown[] = Array.isArray(authKeys) ? authKeys : [authKeys];
+    for (let index = 0; index < keys.length; index++) {
+      const key = keys[index];
+      if (typeof key !== 'string' || key.length < AUTH_KEY_MIN_LENGTH) continue;
+      matched |= difference(key, token) === 0 ? 1 : 0;
+    }
+  } catch {
+    // Only a hostile `authKeys` (a throwing getter, a revoked Proxy) gets here: refuse, never throw.
+    return INVALID;
   }
   return matched === 1 ? OK : INVALID;
 }
