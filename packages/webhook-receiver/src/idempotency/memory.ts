@@ -92,6 +92,13 @@ export function memoryIdempotencyStore(options: MemoryIdempotencyStoreOptions = 
       put(key, { state: 'completed', token, expiresAt: at + ttlMs });
       return true;
     },
+    async extend(key, token, { leaseMs }) {
+      // Not `live()`: a claim past its lease that nobody took over is still this token's to renew.
+      const entry = current.get(key) ?? previous.get(key);
+      if (entry === undefined || entry.state !== 'claimed' || entry.token !== token) return false;
+      put(key, { state: 'claimed', token, expiresAt: now() + leaseMs });
+      return true;
+    },
     async release(key, token) {
       const entry = live(key, now());
       if (entry === undefined || entry.state !== 'claimed' || entry.token !== token) return false;

@@ -95,6 +95,7 @@ export function postgresIdempotencyStore(
     WHERE (t.state = 'claimed' AND t.token = $2) OR t.expires_at <= $4
     RETURNING key`;
   const releaseSql = `DELETE FROM ${table} WHERE key = $1 AND state = 'claimed' AND token = $2 RETURNING key`;
+  const extendSql = `UPDATE ${table} SET expires_at = $3 WHERE key = $1 AND state = 'claimed' AND token = $2 RETURNING key`;
 
   return {
     async claim(key, { leaseMs }): Promise<ClaimResult> {
@@ -119,6 +120,9 @@ export function postgresIdempotencyStore(
     },
     async release(key, token) {
       return (await client.query(releaseSql, [key, token])).rows.length === 1;
+    },
+    async extend(key, token, { leaseMs }) {
+      return (await client.query(extendSql, [key, token, now() + leaseMs])).rows.length === 1;
     },
   };
 }

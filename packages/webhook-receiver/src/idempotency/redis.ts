@@ -20,7 +20,7 @@ export interface RedisIdempotencyStoreOptions {
   readonly keyPrefix?: string;
 }
 
-// Values: "c:<token>" while claimed (PX = lease), "d" once done (PX = TTL). One script per
+// Values: "c:<token>" while claimed (PX = lease, renewed by EXTEND), "d" once done (PX = TTL). One script per
 // transition keeps each of them atomic without MULTI/WATCH round trips.
 const CLAIM = `
 local value = redis.call('GET', KEYS[1])
@@ -39,6 +39,10 @@ return 1`;
 
 const RELEASE = `
 if redis.call('GET', KEYS[1]) == 'c:' .. ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
+const EXTEND = `
+if redis.call('GET', KEYS[1]) == 'c:' .. ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0`;
 
 const DEFAULT_PREFIX = 'kyc:webhook:idem:';
@@ -95,6 +99,9 @@ export function redisIdempotencyStore(
     },
     async release(key, token) {
       return Number(await eval3(send, RELEASE, prefix + key, token)) === 1;
+    },
+    async extend(key, token, { leaseMs }) {
+      return Number(await eval3(send, EXTEND, prefix + key, token, ms(leaseMs))) === 1;
     },
   };
 }

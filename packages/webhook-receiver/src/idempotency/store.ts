@@ -30,7 +30,9 @@ export interface CompleteOptions {
  * `claimed`. `complete` and `release` act only when `token` still owns the claim (a claim
  * taken over after its lease ended is not disturbed) and resolve to whether they did;
  * `complete` also succeeds when the lease ended and nobody took the key over, because the
- * work was done.
+ * work was done. `extend` (optional, implemented by every store of this package) renews the
+ * lease while the handler still runs; without it a handler that outlives `leaseMs` may be run
+ * again by a redelivery.
  *
  * @example
  * const claim = await store.claim(event.idempotencyKey, { leaseMs: DEFAULT_IDEMPOTENCY_LEASE_MS });
@@ -43,6 +45,11 @@ export interface IdempotencyStore {
   claim(key: string, options: ClaimOptions): Promise<ClaimResult>;
   complete(key: string, token: string, options: CompleteOptions): Promise<boolean>;
   release(key: string, token: string): Promise<boolean>;
+  /**
+   * Renews the lease of the claim `token` holds to `leaseMs` from now. Resolves to `false`, and
+   * changes nothing, when the key was completed, released, or taken over by another claim.
+   */
+  extend?(key: string, token: string, options: ClaimOptions): Promise<boolean>;
 }
 
 /** A clock in milliseconds since the epoch; injectable so tests move time without sleeping. */

@@ -1,8 +1,8 @@
 import { HEADERS, sampleStatusWebhook } from '@kyc/contracts';
 import { describe, expect, it } from 'vitest';
 import { requestInit } from '../../test/support/fetch-send.js';
-import { AUTH_KEY, authorized, receiverTableSuite } from '../../test/support/receiver-table.js';
-import { createWebhookReceiver, WebhookError } from '../index.js';
+import { AUTH_KEY, authorized, deferred, receiverTableSuite } from '../../test/support/receiver-table.js';
+import { createWebhookReceiver, type IdempotencyStore, memoryIdempotencyStore, WebhookError } from '../index.js';
 
 receiverTableSuite('handle(Request)', async (receiver) => ({
   async send(delivery) {
@@ -101,5 +101,65 @@ describe('createWebhookReceiver options', () => {
     expect(response.status).toBe(503);
     expect(response.headers.get(HEADERS.retryAfter)).not.toBeNull();
     expect(runs).toBe(0);
+  });
+
+  describe('a handler that outlives its claim lease', () => {
+    const LEASE_MS = 600;
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+    /** One slow delivery (503), a redelivery after two leases, then the first handler ends. */
+    async function slowThenRedeliver(store: IdempotencyStore) {
+      const gate = deferred();
+      let runs = 0;
+      const receiver = createWebhookReceiver({
+        authKeys: AUTH_KEY,
+        idempotencyStore: store,
+        idempotencyLeaseMs: LEASE_MS,
+        handlerTimeoutMs: 100,
+        logger: {},
+        onEvent: async () => {
+          runs++;
+          await gate.promise;
+        },
+      });
+      const send = async () =>
+        (await receiver.handle(new Request('http://r.test/', requestInit(authorized(sampleStatusWebhook))))).status;
+      expect(await send()).toBe(503);
+      await sleep(2 * LEASE_MS + 100);
+      const redelivery = await send();
+      gate.resolve();
+      await expect.poll(send).toBe(200);
+      return { redelivery, runs };
+    }
+
+    it('keeps renewing the lease: the redelivery gets 409 and the handler runs once', async () => {
+      const memory = memoryIdempotencyStore();
+      let renewals = 0;
+      const store: IdempotencyStore = {
+        claim: (key, options) => memory.claim(key, options),
+        complete: (key, token, options) => memory.complete(key, token, options),
+        release: (key, token) => memory.release(key, token),
+        extend: (key, token, options) => {
+          renewals++;
+          return memory.extend?.(key, token, options) ?? Promise.resolve(false);
+        },
+      };
+      const { redelivery, runs } = await slowThenRedeliver(store);
+      expect(redelivery).toBe(409);
+      expect(runs).toBe(1);
+      expect(renewals).toBeGreaterThanOrEqual(3);
+    });
+
+    it('without extend (a custom store) the lease ends and a redelivery runs the handler again', async () => {
+      const memory = memoryIdempotencyStore();
+      const { redelivery, runs } = await slowThenRedeliver({
+        claim: (key, options) => memory.claim(key, options),
+        complete: (key, token, options) => memory.complete(key, token, options),
+        release: (key, token) => memory.release(key, token),
+      });
+      // The control for the test above: its 409 comes from the renewals, not from a long lease.
+      expect(redelivery).toBe(503);
+      expect(runs).toBe(2);
+    });
   });
 });

@@ -4,9 +4,10 @@ import { type KycWebhookEvent, parseWebhook } from '../parse-webhook.js';
 import { verifyAuthorization } from '../verify-authorization.js';
 import { isWebhookError } from '../webhook-error.js';
 import { acceptedAnswer, DEFAULT_RETRY_AFTER_SECONDS, errorAnswer } from './answers.js';
+import { errorFields } from './error-fields.js';
 import { readWebBody } from './read-web-body.js';
 import { type ResolvedOptions, resolveOptions } from './resolve-options.js';
-import { errorFields, runClaimed } from './run-claimed.js';
+import { runClaimed } from './run-claimed.js';
 import type { ReceiverAnswer, ReceiverInput, WebhookReceiver, WebhookReceiverOptions } from './types.js';
 
 function headerOf(input: ReceiverInput, name: string): string | undefined {

@@ -1,13 +1,9 @@
 import type { KycWebhookEvent } from '../parse-webhook.js';
 import { acceptedAnswer, DEFAULT_RETRY_AFTER_SECONDS, errorAnswer } from './answers.js';
+import { errorFields } from './error-fields.js';
+import { keepClaim } from './keep-claim.js';
 import type { ResolvedOptions } from './resolve-options.js';
 import type { ReceiverAnswer, ReceiverInput, WebhookContext } from './types.js';
-
-/** Log fields of an error: its name and message, nothing else (no stack, no cause chain). */
-export function errorFields(error: unknown): Record<string, unknown> {
-  if (error instanceof Error) return { errorName: error.name, errorMessage: error.message };
-  return { errorName: typeof error };
-}
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
@@ -15,7 +11,8 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 
 /**
  * Runs one claimed event — the DESIGN rows "handler runs once", "handler throws" (500, claim
- * released) and "still running after 25 s" (503, claim kept until the handler really ends).
+ * released) and "still running after 25 s" (503, claim kept — its lease renewed — until the
+ * handler really ends).
  */
 export async function runClaimed(
   options: ResolvedOptions,
@@ -62,7 +59,11 @@ export async function runClaimed(
   }
   // A synchronous handler has already ended: no timer needed.
   if (!isThenable(result)) return completed();
-  const settled = Promise.resolve(result).then(completed, failed);
+  const stopKeeping = keepClaim(options, key, token, fields);
+  const settled = Promise.resolve(result).then(
+    () => stopKeeping().then(completed),
+    (error: unknown) => stopKeeping().then(() => failed(error)),
+  );
 
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<ReceiverAnswer>((resolve) => {
