@@ -94,6 +94,71 @@ describe.skipIf(!available)('postgres', () => {
       }
     });
 
+    it('listens again after its LISTEN connection is killed, without returning the broken client to the pool', async () => {
+      const schema = uniqueSchema('relisten');
+      const pool = newPool();
+      const receiver = await startReceiver(() => 200);
+      const attempts = recordAttempts();
+      const worker = createDeliveryEngine({
+        store: postgresDeliveryStore({ pool, schema }),
+        ...(await loopbackOptions()),
+        pollIntervalMs: 3_600_000,
+        onAttempt: attempts.onAttempt,
+      });
+      const producer = createDeliveryEngine({
+        store: postgresDeliveryStore({ pool: newPool(), schema }),
+        ...(await loopbackOptions()),
+      });
+      const admin = newPool();
+      const listeners = async () =>
+        (
+          await admin.query(`SELECT pid FROM pg_stat_activity WHERE query = $1 AND pid <> pg_backend_pid()`, [
+            `LISTEN "${schema}_kyc_deliveries"`,
+          ])
+        ).rows.map((row) => Number(row.pid));
+      try {
+        await worker.start();
+        const [first] = await listeners();
+        expect(first).toBeDefined();
+        await admin.query('SELECT pg_terminate_backend($1)', [first]);
+        // A new backend runs the LISTEN again (the first retry comes after 250 ms).
+        let again: number[] = [];
+        for (let i = 0; i < 100 && !again.some((pid) => pid !== first); i++) {
+          await pause(50);
+          again = await listeners();
+        }
+        expect(again.filter((pid) => pid !== first)).toHaveLength(1);
+        await pause(100);
+        const { id } = await producer.enqueue({ url: receiver.url, body: bodyFor('relisten-1') });
+        await attempts.waitFor(1, 10_000);
+        expect(attempts.events[0]).toMatchObject({ deliveryId: id, state: 'delivered' });
+        // The pool still works: the killed client was destroyed, not handed out again.
+        expect((await pool.query('SELECT 1 AS one')).rows[0]).toEqual({ one: 1 });
+      } finally {
+        await worker.stop();
+        await receiver.close();
+        await pool.query(`DROP SCHEMA ${schema} CASCADE`);
+      }
+    });
+
+    it('refuses a transaction that is not a pg client with a typed error', async () => {
+      const schema = uniqueSchema('badtx');
+      const pool = newPool();
+      const engine = createDeliveryEngine({
+        store: postgresDeliveryStore({ pool, schema }),
+        allowPrivateNetworks: ['127.0.0.0/8'],
+      });
+      const event = { url: 'https://127.0.0.1:9/hook', body: bodyFor('badtx') };
+      try {
+        await expect(engine.enqueue(event, { transaction: {} as pg.PoolClient })).rejects.toMatchObject({
+          code: 'invalid_option',
+          message: expect.stringContaining('options.transaction'),
+        });
+      } finally {
+        await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      }
+    });
+
     it('rejects a bad schema name with a typed error', () => {
       expect(() => postgresDeliveryStore({ pool: newPool(), schema: 'x"; drop' })).toThrow(DeliveryEngineError);
     });

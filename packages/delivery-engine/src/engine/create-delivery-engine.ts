@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { DeliveryEngineError } from '../delivery-engine-error.js';
-import type { DeliveryFilter, DeliveryRecord, DeliveryState, DeliverySummary, InsertOptions } from '../store/store.js';
+import type { DeliveryFilter, DeliveryRecord, DeliverySummary, InsertOptions } from '../store/store.js';
+import { checkFilter, checkGrace, checkId, showId } from './check-input.js';
 import { type Clock, systemClock } from './clock.js';
 import { createEndpointLimiter } from './endpoint-limiter.js';
 import { type DeliveryEngineOptions, resolveOptions } from './options.js';
@@ -43,8 +44,6 @@ export interface DeliveryEngine<Transaction = never> {
   /** Starts a new round of attempts now, with the same Webhook-Id header, for a delivered or failed delivery. */
   redeliver(id: string): Promise<void>;
 }
-
-const STATES: readonly DeliveryState[] = ['pending', 'delivered', 'failed'];
 
 /**
  * Creates the engine that stores, sends, retries and logs webhooks. Nothing is kept in memory
@@ -179,7 +178,13 @@ export function createDeliveryEngine<Transaction = never>(
   return {
     async enqueue(event, insertOptions) {
       if (event === null || typeof event !== 'object') {
-        throw new DeliveryEngineError('invalid_event', 'enqueue: expected an event object');
+        throw new DeliveryEngineError(
+          'invalid_event',
+          'enqueue: expected an event object { url, body, authKey?, id? }',
+        );
+      }
+      if (insertOptions !== undefined && (insertOptions === null || typeof insertOptions !== 'object')) {
+        throw new DeliveryEngineError('invalid_option', 'enqueue: options must be an object such as { transaction }');
       }
       const url = await checkUrlAtEnqueue(event.url, options);
       const delivery = prepareEvent(event, url, clock.now());
@@ -190,7 +195,7 @@ export function createDeliveryEngine<Transaction = never>(
         if (existing !== undefined && (existing.url !== delivery.url || existing.body !== delivery.body)) {
           throw new DeliveryEngineError(
             'event_id_conflict',
-            `enqueue: event id ${delivery.id} is already stored with a different URL or body`,
+            `enqueue: event id ${showId(delivery.id)} is already stored with a different URL or body`,
           );
         }
       }
@@ -210,11 +215,11 @@ export function createDeliveryEngine<Transaction = never>(
     },
 
     async stop(stopOptions) {
+      const graceMs = checkGrace(stopOptions, resolved.deadlineMs);
       if (!running) return;
       running = false;
       wakeup.wake();
       await loop;
-      const graceMs = stopOptions?.graceMs ?? resolved.deadlineMs;
       const drained = Promise.all(unfinished);
       const timer = new AbortController();
       await Promise.race([drained, systemClock.sleep(graceMs, timer.signal)]);
@@ -227,25 +232,28 @@ export function createDeliveryEngine<Transaction = never>(
     },
 
     async getDelivery(id) {
-      if (typeof id !== 'string') throw new DeliveryEngineError('invalid_event', 'getDelivery: id must be a string');
+      checkId('getDelivery', id);
       await ready();
       return store.get(id);
     },
 
     async listDeliveries(filter) {
-      if (filter?.state !== undefined && !STATES.includes(filter.state)) {
-        throw new DeliveryEngineError('invalid_option', `listDeliveries: state must be one of ${STATES.join(', ')}`);
-      }
+      const checked = checkFilter(filter);
       await ready();
-      return store.list(filter);
+      return store.list(checked);
     },
 
     async redeliver(id) {
+      checkId('redeliver', id);
       await ready();
       const result = await store.redeliver(id, clock.now());
-      if (result === 'not_found') throw new DeliveryEngineError('not_found', `redeliver: no delivery with id ${id}`);
+      if (result === 'not_found')
+        throw new DeliveryEngineError('not_found', `redeliver: no delivery with id ${showId(id)}`);
       if (result === 'in_progress') {
-        throw new DeliveryEngineError('in_progress', `redeliver: delivery ${id} is still pending; wait until it ends`);
+        throw new DeliveryEngineError(
+          'in_progress',
+          `redeliver: delivery ${showId(id)} is still pending; wait until it ends`,
+        );
       }
       wakeup.wake();
     },

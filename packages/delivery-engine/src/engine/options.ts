@@ -86,6 +86,30 @@ function integer(name: string, value: number | undefined, fallback: number, min:
   return value;
 }
 
+function fail(message: string): never {
+  throw new DeliveryEngineError('invalid_option', `createDeliveryEngine: ${message}`);
+}
+
+/** The injectable parts (clock, resolver, hooks) are called later, deep in the loop: check their shape now. */
+function checkShape<T>(options: DeliveryEngineOptions<T>): void {
+  const { clock, resolver, onAttempt, logger, tls, allowPrivateNetworks, proxy } = options;
+  if (clock !== undefined && (typeof clock?.now !== 'function' || typeof clock.sleep !== 'function')) {
+    fail('`clock` must have now() and sleep(ms, signal) (see createManualClock)');
+  }
+  if (resolver !== undefined && typeof resolver?.resolve !== 'function') {
+    fail('`resolver` must have resolve(hostname, signal)');
+  }
+  if (onAttempt !== undefined && typeof onAttempt !== 'function') fail('`onAttempt` must be a function');
+  if (logger !== undefined && (logger === null || typeof logger !== 'object')) {
+    fail('`logger` must be an object with optional debug, warn and error methods');
+  }
+  if (tls !== undefined && (tls === null || typeof tls !== 'object')) fail('`tls` must be an object such as { ca }');
+  if (allowPrivateNetworks !== undefined && !Array.isArray(allowPrivateNetworks)) {
+    fail("`allowPrivateNetworks` must be an array of CIDR strings such as ['127.0.0.0/8']");
+  }
+  if (proxy !== undefined && typeof proxy !== 'string') fail('`proxy` must be an http: or https: URL string');
+}
+
 /** Applies defaults and rejects impossible combinations with a typed error naming the option. */
 export function resolveOptions<T>(options: DeliveryEngineOptions<T>): ResolvedOptions {
   if (options === null || typeof options !== 'object' || typeof options.store?.claim !== 'function') {
@@ -113,6 +137,7 @@ export function resolveOptions<T>(options: DeliveryEngineOptions<T>): ResolvedOp
   if (typeof jitter !== 'number' || !(jitter >= 0 && jitter <= 1)) {
     throw new DeliveryEngineError('invalid_option', 'createDeliveryEngine: `jitter` must be a number from 0 to 1');
   }
-  if (options.signing !== undefined) signingKey(options.signing.secret, 'createDeliveryEngine: `signing.secret`');
+  if (options.signing !== undefined) signingKey(options.signing?.secret, 'createDeliveryEngine: `signing.secret`');
+  checkShape(options);
   return { concurrency, perEndpointConcurrency, leaseMs, deadlineMs, pollIntervalMs, jitter, maxWorkerLosses };
 }

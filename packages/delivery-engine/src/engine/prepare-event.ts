@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { normalizeWebhookBody } from '@kyc/contracts';
+import { DEFAULT_MAX_BODY_BYTES, normalizeWebhookBody } from '@kyc/contracts';
 import { DeliveryEngineError } from '../delivery-engine-error.js';
 import type { NewDelivery } from '../store/store.js';
 import { signingKey } from './signing.js';
@@ -51,11 +51,24 @@ export function prepareEvent(event: WebhookEvent, url: URL, now: number): NewDel
   };
 }
 
+// A receiver answers 413 to a body over its limit on every attempt: refuse it now instead of
+// queuing four certain failures.
+function checkSize(text: string): void {
+  // Checked before parsing, so a huge string costs no JSON.parse.
+  const bytes = text.length > DEFAULT_MAX_BODY_BYTES ? text.length : Buffer.byteLength(text, 'utf8');
+  if (bytes > DEFAULT_MAX_BODY_BYTES) {
+    throw invalid(
+      `event.body: ${bytes} bytes or more; receivers accept at most ${DEFAULT_MAX_BODY_BYTES} bytes (DEFAULT_MAX_BODY_BYTES)`,
+    );
+  }
+}
+
 function serialiseBody(body: unknown): string {
   let text: string;
   let parsed: unknown;
   if (typeof body === 'string') {
     text = body;
+    checkSize(text);
     try {
       parsed = JSON.parse(body);
     } catch {
@@ -67,6 +80,9 @@ function serialiseBody(body: unknown): string {
     } catch (error) {
       throw invalid(`event.body: cannot be serialised to JSON (${(error as Error).message})`);
     }
+    // A toJSON() that returns undefined serialises to nothing at all.
+    if (typeof text !== 'string') throw invalid('event.body: the object serialises to no JSON text');
+    checkSize(text);
     parsed = JSON.parse(text);
   } else {
     throw invalid('event.body: expected a JSON string or an object');

@@ -1,5 +1,6 @@
 import { DeliveryEngineError } from '../delivery-engine-error.js';
 import { groupAsync } from './group-commit.js';
+import { listen } from './postgres-listen.js';
 import {
   ATTEMPT_COLUMNS,
   attemptValues,
@@ -21,19 +22,6 @@ export interface PgQueryable {
 /** A checked-out `pg` client, as `pool.connect()` returns it. */
 export interface PgPoolClient extends PgQueryable {
   release(error?: Error | boolean): void;
-}
-
-/** The event side of a `pg` client. Not in {@link PgPoolClient}: pg's generic `on` defeats structural typing. */
-interface EventSource {
-  on(event: string, listener: (message: { channel?: string }) => void): unknown;
-}
-
-function events(client: PgPoolClient): EventSource {
-  const candidate = client as unknown as Partial<EventSource>;
-  if (typeof candidate.on !== 'function') {
-    throw new DeliveryEngineError('invalid_option', 'postgresDeliveryStore: pool clients must emit events (a pg.Pool)');
-  }
-  return candidate as EventSource;
 }
 
 /** A `pg.Pool` (or anything shaped like one). */
@@ -149,13 +137,20 @@ export function postgresDeliveryStore(options: PostgresDeliveryStoreOptions): De
     },
 
     async insert(d, insertOptions) {
+      const on = insertOptions?.transaction ?? pool;
+      if (typeof on?.query !== 'function') {
+        throw new DeliveryEngineError(
+          'invalid_option',
+          'enqueue: options.transaction must be the pg client that ran BEGIN (from pool.connect())',
+        );
+      }
       const result = await query(
         'insert',
         `WITH i AS (INSERT INTO ${t.deliveries} (id, url, origin, auth_key, signing_secret, body, created_at, next_attempt_at)
                     VALUES ($1, $2, $3, $4, $5, $6, $7, $7) ON CONFLICT (id) DO NOTHING RETURNING 1)
          SELECT count(*)::int AS n, ${notify} FROM i`,
         [d.id, d.url, d.origin, d.authKey ?? null, d.signingSecret ?? null, d.body, d.createdAt],
-        insertOptions?.transaction ?? pool,
+        on,
       );
       return { created: Number(result.rows[0]?.n) === 1 };
     },
@@ -245,25 +240,7 @@ export function postgresDeliveryStore(options: PostgresDeliveryStoreOptions): De
       return existing.rows.length === 0 ? 'not_found' : 'in_progress';
     },
 
-    async subscribe(listener) {
-      const client = await pool.connect();
-      const source = events(client);
-      source.on('notification', (message) => {
-        if (message.channel === channel) listener();
-      });
-      // A broken LISTEN connection only costs latency: the engine still polls every pollIntervalMs.
-      source.on('error', () => undefined);
-      try {
-        await client.query(`LISTEN "${channel}"`);
-      } catch (error) {
-        client.release(true);
-        throw new DeliveryEngineError('store_error', 'postgres store: LISTEN failed', { cause: error });
-      }
-      return async () => {
-        await client.query(`UNLISTEN "${channel}"`).catch(() => undefined);
-        client.release();
-      };
-    },
+    subscribe: (listener) => listen(pool, channel, listener),
 
     // The pool belongs to the caller, who may share it with business queries.
     close: async () => {},

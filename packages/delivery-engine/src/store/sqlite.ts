@@ -33,6 +33,12 @@ export interface SqliteDeliveryStoreOptions {
 
 type Row = Record<string, unknown>;
 
+const transactionRefused = () =>
+  new DeliveryEngineError(
+    'invalid_option',
+    'enqueue: the SQLite store cannot join a caller transaction (options.transaction); use the Postgres store for an outbox, or enqueue after your commit',
+  );
+
 /**
  * The embedded default store: one SQLite file in WAL mode with `synchronous=NORMAL`. A
  * committed event survives a process crash (`kill -9`); the last transactions before a power
@@ -146,26 +152,31 @@ export function sqliteDeliveryStore(options: SqliteDeliveryStoreOptions): Delive
     try {
       return Promise.resolve(fn());
     } catch (error) {
+      if (error instanceof DeliveryEngineError) return Promise.reject(error);
       return Promise.reject(new DeliveryEngineError('store_error', `sqlite store: ${what} failed`, { cause: error }));
     }
   };
 
   return {
     migrate: () => run('migrate', () => void db.exec(sqliteSchema(t))),
-    insert: (d) =>
-      run('insert', () => ({
-        created:
-          insert.run(
-            d.id,
-            d.url,
-            d.origin,
-            d.authKey ?? null,
-            d.signingSecret ?? null,
-            d.body,
-            d.createdAt,
-            d.createdAt,
-          ).changes === 1,
-      })),
+    insert: (d, insertOptions) =>
+      run('insert', () => {
+        // Ignoring it would commit the event on its own, outside the caller's transaction.
+        if (insertOptions?.transaction !== undefined) throw transactionRefused();
+        return {
+          created:
+            insert.run(
+              d.id,
+              d.url,
+              d.origin,
+              d.authKey ?? null,
+              d.signingSecret ?? null,
+              d.body,
+              d.createdAt,
+              d.createdAt,
+            ).changes === 1,
+        };
+      }),
     claim: (r) =>
       run('claim', () =>
         claimTx

@@ -99,7 +99,9 @@ export function validateAuthKey(key: unknown, options: ValidateAuthKeyOptions = 
         'Auth Key may contain only visible ASCII characters (no spaces, control characters or non-ASCII letters): it is sent in the Authorization header',
     };
   }
-  const userInputs = [...(options.userInputs ?? [])];
+  // Options come from configuration code that may not be typed: ignore what is not a list of words.
+  const given: unknown = typeof options === 'object' && options !== null ? options.userInputs : undefined;
+  const userInputs = Array.isArray(given) ? given.filter((word): word is string => typeof word === 'string') : [];
   let result: ReturnType<ZxcvbnFactory['check']> | undefined;
   for (let start = 0; start < key.length; start += WINDOW) {
     const window = getEstimator().check(key.slice(start, start + WINDOW), userInputs);
