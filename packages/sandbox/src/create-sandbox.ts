@@ -8,6 +8,7 @@ import {
 } from '@kyc/delivery-engine';
 import type { Hono } from 'hono';
 import { createApp } from './app.js';
+import { LOOPBACK_NETWORKS } from './domain/loopback.js';
 import { createOutboxRelay } from './engine/outbox-relay.js';
 import { scaledClock } from './engine/scaled-clock.js';
 import { SandboxError } from './sandbox-error.js';
@@ -40,8 +41,6 @@ export interface Sandbox {
 
 /** The company a user joins when `user add` names none. */
 export const DEFAULT_COMPANY = 'Sandbox Company';
-/** The loopback ranges `allowLoopbackTargets` opens, and nothing else. */
-export const LOOPBACK_NETWORKS: readonly string[] = Object.freeze(['127.0.0.0/8', '::1/128']);
 const MAX_TIME_SCALE = 600;
 const RELAY_INTERVAL_MS = 5000;
 

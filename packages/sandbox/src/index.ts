@@ -14,8 +14,9 @@ export {
   formatCheckReport,
 } from './check/check-endpoint.js';
 export type { CheckResult } from './check/endpoint-checks.js';
-export { createSandbox, DEFAULT_COMPANY, LOOPBACK_NETWORKS, type Sandbox } from './create-sandbox.js';
+export { createSandbox, DEFAULT_COMPANY, type Sandbox } from './create-sandbox.js';
 export { PAYLOAD_SHAPES, type PayloadShape } from './domain/enum-values.js';
+export { LOOPBACK_NETWORKS } from './domain/loopback.js';
 export { type OutcomeRequest, outcomeRequestSchema } from './domain/outcome.js';
 export { type ScaledClock, scaledClock } from './engine/scaled-clock.js';
 export { SandboxError, type SandboxErrorCode } from './sandbox-error.js';

@@ -65,12 +65,77 @@ describe('checkEndpoint', () => {
     expect(failed).toEqual(['tolerates-unknown-fields']);
   });
 
-  it('refuses a loopback endpoint unless allowed, and a plain-HTTP URL', async () => {
-    const url = await endpoint(() => new Response('ok'));
+  it('refuses a loopback endpoint unless allowed, and a plain-HTTP URL, before sending anything', async () => {
+    let requests = 0;
+    const url = await endpoint(() => {
+      requests++;
+      return new Response('ok');
+    });
     const blocked = await checkEndpoint(url, { authKey: AUTH_KEY, ca: [certificate.cert] });
-    expect(blocked.results[0]).toMatchObject({ id: 'tls-certificate', verdict: 'fail' });
-    expect(blocked.results.slice(1).every((r) => r.verdict === 'skip')).toBe(true);
-    const plain = await checkEndpoint('http://127.0.0.1:9/hook', { authKey: AUTH_KEY, allowLoopback: true });
-    expect(plain.ok).toBe(false);
+    expect(blocked.results.map((r) => [r.id, r.verdict]).slice(0, 3)).toEqual([
+      ['auth-key', 'pass'],
+      ['https-url', 'fail'],
+      ['reachable', 'skip'],
+    ]);
+    expect(blocked.results.slice(2).every((r) => r.verdict === 'skip')).toBe(true);
+    const plain = await checkEndpoint(url.replace('https:', 'http:'), { authKey: AUTH_KEY, allowLoopback: true });
+    expect(plain.results.find((r) => r.id === 'https-url')).toMatchObject({
+      verdict: 'fail',
+      detail: expect.stringMatching(/https/),
+    });
+    expect(requests).toBe(0);
+  });
+
+  it('tells an endpoint nobody answers from one with a bad certificate', async () => {
+    const closed = await listen(() => new Response('ok'), { port: 0, host: '127.0.0.1', tls: certificate });
+    await closed.close();
+    const down = await checkEndpoint(`${closed.url}/hook`, { authKey: AUTH_KEY, allowLoopback: true });
+    expect(down.results.find((r) => r.id === 'reachable')).toMatchObject({
+      verdict: 'fail',
+      detail: expect.stringMatching(/connect_error/),
+    });
+    expect(down.results.find((r) => r.id === 'tls-certificate')?.verdict).toBe('skip');
+    const untrusted = await checkEndpoint(await endpoint(() => new Response('ok')), {
+      authKey: AUTH_KEY,
+      allowLoopback: true,
+    });
+    expect(untrusted.results.find((r) => r.id === 'reachable')?.verdict).toBe('pass');
+    expect(untrusted.results.find((r) => r.id === 'tls-certificate')).toMatchObject({
+      verdict: 'fail',
+      detail: expect.stringMatching(/tls_error/),
+    });
+  });
+
+  it('fails a predictable Auth Key without ever printing it', async () => {
+    const weak = 'password12345678';
+    const url = await endpoint((request) => new Response(null, { status: authorized(request) ? 200 : 401 }));
+    const report = await checkEndpoint(url, { authKey: weak, ca: [certificate.cert], allowLoopback: true });
+    expect(report.results[0]).toMatchObject({ id: 'auth-key', verdict: 'fail' });
+    expect(report.ok).toBe(false);
+    expect(formatCheckReport(report)).not.toContain(weak);
+  });
+
+  it('says when a repeated delivery was recognised as a duplicate, and when only the logs can tell', async () => {
+    const seen = new Set<string>();
+    const url = await endpoint(async (request) => {
+      if (!authorized(request)) return new Response(null, { status: 401 });
+      const id = request.headers.get('webhook-id') ?? '';
+      const duplicate = seen.has(id);
+      seen.add(id);
+      return Response.json({ received: true, duplicate });
+    });
+    const aware = await checkEndpoint(url, { authKey: AUTH_KEY, ca: [certificate.cert], allowLoopback: true });
+    expect(aware.ok).toBe(true);
+    expect(aware.results.at(-1)).toMatchObject({
+      id: 'acknowledges-duplicate',
+      verdict: 'pass',
+      detail: expect.stringMatching(/answer says duplicate/),
+    });
+    const plain = await endpoint((request) => new Response('ok', { status: authorized(request) ? 200 : 401 }));
+    const silent = await checkEndpoint(plain, { authKey: AUTH_KEY, ca: [certificate.cert], allowLoopback: true });
+    expect(silent.results.at(-1)).toMatchObject({
+      verdict: 'pass',
+      detail: expect.stringMatching(/only your logs can tell/),
+    });
   });
 });

@@ -112,6 +112,59 @@ describe('kyc-sandbox start end to end', () => {
   });
 });
 
+describe('kyc-sandbox start: graceful shutdown', () => {
+  it('lets a delivery in flight finish and records it before exiting on SIGTERM', async () => {
+    const certificate = await createTestCertificate(['127.0.0.1']);
+    let arrived = 0;
+    let answered = 0;
+    // A slow receiver: the attempt is still in flight when the signal comes.
+    const slow = await listen(
+      async () => {
+        arrived++;
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        answered++;
+        return new Response('ok');
+      },
+      { port: 0, host: '127.0.0.1', tls: certificate },
+    );
+    const dataDir = join(dir.path, 'graceful');
+    const caFile = join(dir.path, 'graceful-ca.pem');
+    writeFileSync(caFile, certificate.cert);
+    expect(
+      (await spawnCli(['user', 'add', USERNAME, '--data-dir', dataDir], { stdin: `${PASSWORD}\n` }).result()).code,
+    ).toBe(0);
+    const run = spawnCli([
+      'start',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--allow-loopback-targets',
+      '--trust-ca',
+      caFile,
+    ]);
+    try {
+      const [, url = ''] = await run.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      await api(url, 'PUT', SANDBOX_API.settings, { body: { webhookUrl: `${slow.url}/hook`, authKey: AUTH_KEY } });
+      const id = ((await api(url, 'POST', SANDBOX_API.sessions, { body: {} })).json as { id: string }).id;
+      expect((await api(url, 'POST', '/api/v1/kyc/session/finish', { body: { sessionId: id } })).status).toBe(200);
+      for (let i = 0; i < 200 && arrived === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(arrived).toBe(1);
+      expect(answered).toBe(0);
+      run.child.kill('SIGTERM');
+      const { code, stdout } = await run.result();
+      expect(code).toBe(0);
+      expect(answered).toBe(1);
+      const delivered = stdout.search(/attempt #1 delivered 200, delivered/);
+      expect(delivered).toBeGreaterThan(stdout.indexOf('SIGTERM: shutting down'));
+      expect(stdout.indexOf('stopped')).toBeGreaterThan(delivered);
+    } finally {
+      if (run.child.exitCode === null) run.child.kill('SIGKILL');
+      await slow.close();
+    }
+  });
+});
+
 describe('kyc-sandbox user add', () => {
   it('reads the password from stdin and prints nothing secret; a second add of the same name fails', async () => {
     const password = 'a-very-secret-passphrase';

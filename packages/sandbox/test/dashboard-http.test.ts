@@ -1,16 +1,32 @@
 import { HEADERS } from '@kyc/contracts';
+import { createTestCertificate } from '@kyc/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SANDBOX_API } from '../src/index.js';
-import { api, PASSWORD, startTestSandbox, USERNAME } from './helpers.js';
+import { type DeliveryView, SANDBOX_API } from '../src/index.js';
+import { listen } from '../src/server/listen.js';
+import { AUTH_KEY, api, eventually, PASSWORD, startTestSandbox, USERNAME } from './helpers.js';
 
 let sandbox: Awaited<ReturnType<typeof startTestSandbox>>;
+let hostileReceiver: Awaited<ReturnType<typeof listen>>;
 const HOSTILE = '<img src=x onerror="alert(1)">';
+const HOSTILE_ANSWER = '<script>alert("from the receiver")</script>';
 
 beforeAll(async () => {
-  sandbox = await startTestSandbox();
+  const certificate = await createTestCertificate(['127.0.0.1']);
+  // A receiver's answer is attacker-controlled text that the Deliveries page shows.
+  hostileReceiver = await listen(() => new Response(HOSTILE_ANSWER, { status: 500 }), {
+    port: 0,
+    host: '127.0.0.1',
+    tls: certificate,
+  });
+  sandbox = await startTestSandbox({ ca: certificate.cert });
   await sandbox.running.sandbox.addUser('mallory', PASSWORD, { company: HOSTILE });
 });
-afterAll(() => sandbox?.close());
+afterAll(async () => {
+  await sandbox?.close();
+  await hostileReceiver?.close();
+});
+
+const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
 
 /** Logs in through the form (Origin, double-submit CSRF cookie) and returns the login cookie. */
 async function login(username: string): Promise<string> {
@@ -43,6 +59,42 @@ describe('dashboard over HTTP', () => {
     expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
     expect(page.headers.get('cache-control')).toBe('no-store');
     expect(page.headers.get(HEADERS.requestId)).toBeTruthy();
+  });
+
+  it("escapes a receiver's response snippet on the Deliveries page", async () => {
+    const saved = await api(sandbox.url, 'PUT', SANDBOX_API.settings, {
+      body: { webhookUrl: `${hostileReceiver.url}/hook`, authKey: AUTH_KEY },
+    });
+    expect(saved.status).toBe(200);
+    const id = ((await api(sandbox.url, 'POST', SANDBOX_API.sessions, { body: {} })).json as { id: string }).id;
+    expect((await api(sandbox.url, 'POST', '/api/v1/kyc/session/finish', { body: { sessionId: id } })).status).toBe(
+      200,
+    );
+    await eventually(async () => {
+      const view = (await api(sandbox.url, 'GET', `${SANDBOX_API.sessions}/${id}/delivery`)).json as DeliveryView;
+      return view.attempts.length > 0 ? view : undefined;
+    });
+    const cookie = await login(USERNAME);
+    const html = await (await fetch(`${sandbox.url}/dashboard/deliveries`, { headers: { cookie } })).text();
+    expect(html).toContain(id);
+    expect(html).not.toContain(HOSTILE_ANSWER);
+    expect(html).toContain('&lt;script&gt;alert(&quot;from the receiver&quot;)&lt;/script&gt;');
+  });
+
+  it('escapes a rejected URL echoed back into the settings form', async () => {
+    const cookie = await login(USERNAME);
+    const edit = await fetch(`${sandbox.url}/dashboard/settings/company/edit`, { headers: { cookie } });
+    const typed = 'https://x.example/"><script>alert(2)</script>';
+    const answer = await fetch(`${sandbox.url}/dashboard/settings/company`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: sandbox.url, cookie },
+      body: new URLSearchParams({ _csrf: csrfOf(await edit.text()), webhookUrl: typed, authKey: '', action: 'save' }),
+    });
+    const html = await answer.text();
+    expect(answer.status).toBe(422);
+    expect(html).toContain('id="webhookUrl-error"');
+    expect(html).not.toContain('<script>alert(2)');
+    expect(html).toContain('value="https://x.example/&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;"');
   });
 
   it('refuses a login form without the CSRF cookie', async () => {

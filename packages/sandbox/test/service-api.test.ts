@@ -142,6 +142,23 @@ describe('session API', () => {
     expect(body.endedAt).toBe(first.endedAt);
   });
 
+  it('sends one webhook when the same session is finished by several concurrent requests', async () => {
+    const id = await newSession({ status: 'PENDING', shape: 'status' });
+    const answers = await Promise.all(Array.from({ length: 6 }, () => client.finishSession(id)));
+    expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
+    await eventually(async () => {
+      const view = await api(sandbox.url, 'GET', `${SANDBOX_API.sessions}/${id}/delivery`);
+      return (view.json as { state?: string }).state === 'delivered' ? true : undefined;
+    });
+    const list = await api(sandbox.url, 'GET', SANDBOX_API.deliveries);
+    const forSession = (list.json as { deliveries: { sessionId: string }[] }).deliveries.filter(
+      (d) => d.sessionId === id,
+    );
+    expect(forSession).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.requests.filter((r) => r.body.includes(id))).toHaveLength(1);
+  });
+
   it('accepts {"id"} as well as {"sessionId"} and sends the chosen payload shape', async () => {
     const v1 = await newSession({ status: 'PENDING', shape: 'v1' });
     const status = await newSession({ status: 'ERROR', shape: 'status' });

@@ -1,6 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { type AttemptResult, sendAttempt, type TransportOptions } from '@kyc/delivery-engine';
-import { type CheckResult, EXPECT, type ProbeRequest, probeHeaders, sampleBodies } from './endpoint-checks.js';
+import {
+  type AttemptResult,
+  sendAttempt,
+  type TransportOptions,
+  validateAuthKey,
+  validateWebhookUrl,
+} from '@kyc/delivery-engine';
+import { LOOPBACK_NETWORKS } from '../domain/loopback.js';
+import {
+  CHECKS,
+  type CheckId,
+  type CheckResult,
+  EXPECT,
+  type ProbeRequest,
+  probeHeaders,
+  sampleBodies,
+  saysDuplicate,
+} from './endpoint-checks.js';
 
 /** Options of {@link checkEndpoint}. */
 export interface CheckEndpointOptions {
@@ -21,6 +37,9 @@ export interface CheckReport {
   readonly results: readonly CheckResult[];
 }
 
+/** Outcomes of the first request that mean no HTTP answer came back at all. */
+const UNREACHABLE = new Set(['dns_error', 'connect_error', 'timeout', 'connection_reset', 'blocked_address']);
+
 const describeResult = (result: AttemptResult) =>
   result.status !== undefined
     ? `HTTP ${result.status} in ${Math.round(result.latencyMs)} ms`
@@ -28,9 +47,10 @@ const describeResult = (result: AttemptResult) =>
 
 /**
  * Sends sample deliveries of both shapes to a customer endpoint, the way the service would,
- * and reports like a linter whether it is ready: valid TLS certificate, 401 without a key and
- * with a wrong key, 200 within 30 s for each shape, unknown fields tolerated, a repeated
- * delivery (same Webhook-Id header) acknowledged as a duplicate.
+ * and reports like a linter whether it is ready: an Auth Key the service would accept, a public
+ * `https:` URL, a reachable host with a valid TLS certificate, 401 without a key and with a
+ * wrong key, 200 within 30 s for each shape, unknown fields tolerated, and a repeated delivery
+ * (same Webhook-Id header) answered 200 as a duplicate. The key never appears in the report.
  *
  * @example
  * ```ts
@@ -39,87 +59,71 @@ const describeResult = (result: AttemptResult) =>
  * ```
  */
 export async function checkEndpoint(url: string, options: CheckEndpointOptions): Promise<CheckReport> {
+  const allowPrivateNetworks = options.allowLoopback ? LOOPBACK_NETWORKS : undefined;
   const transport: TransportOptions = {
     ...(options.deadlineMs !== undefined ? { deadlineMs: options.deadlineMs } : {}),
-    ...(options.allowLoopback ? { allowPrivateNetworks: ['127.0.0.0/8', '::1/128'] } : {}),
+    ...(allowPrivateNetworks ? { allowPrivateNetworks } : {}),
     ...(options.ca?.length ? { tls: { ca: [...options.ca] } } : {}),
   };
+  const results: CheckResult[] = [];
+  const add = (id: CheckId, pass: boolean, detail: string) =>
+    results.push({ id, title: CHECKS[id], verdict: pass ? 'pass' : 'fail', detail });
+  const report = (): CheckReport => {
+    for (const id of Object.keys(CHECKS) as CheckId[]) {
+      if (!results.some((r) => r.id === id)) {
+        results.push({ id, title: CHECKS[id], verdict: 'skip', detail: 'skipped: the endpoint cannot be reached' });
+      }
+    }
+    return { url, ok: results.every((r) => r.verdict !== 'fail'), results };
+  };
+
+  const key = validateAuthKey(options.authKey);
+  add('auth-key', key.ok, key.ok ? 'at least 16 characters and not predictable' : key.message);
+
+  const checkedUrl = await validateWebhookUrl(url, allowPrivateNetworks ? { allowPrivateNetworks } : {});
+  add('https-url', checkedUrl.ok, checkedUrl.ok ? 'https, public address' : checkedUrl.message);
+  if (!checkedUrl.ok) return report();
+
   const bodies = sampleBodies();
   const send = (probe: ProbeRequest) => sendAttempt({ url, headers: probeHeaders(probe), body: probe.body }, transport);
   const eventId = () => `evt_check_${randomBytes(8).toString('hex')}`;
-  const results: CheckResult[] = [];
-  const add = (id: string, title: string, pass: boolean, detail: string) =>
-    results.push({ id, title, verdict: pass ? 'pass' : 'fail', detail });
 
   // The first request also tells whether the endpoint can be reached over valid TLS at all.
   const missing = await send({ body: bodies.v1, eventId: eventId(), authKey: undefined });
-  const reachable = missing.status !== undefined;
+  const reachable = !UNREACHABLE.has(missing.outcome) && missing.outcome !== 'invalid_url';
   add(
-    'tls-certificate',
-    'presents a valid TLS certificate',
+    'reachable',
     reachable,
-    reachable ? 'the certificate chain and host name verified' : describeResult(missing),
+    reachable ? `connected to ${missing.dialedAddress ?? 'the host'}` : describeResult(missing),
   );
-  if (!reachable) {
-    for (const [id, title] of CHECKS_AFTER_CONNECT)
-      results.push({ id, title, verdict: 'skip', detail: 'endpoint not reachable' });
-    return { url, ok: false, results };
-  }
-  add(
-    'rejects-missing-key',
-    'answers 401 without an Authorization header',
-    missing.status === EXPECT.unauthorized,
-    describeResult(missing),
-  );
+  if (!reachable) return report();
+  const tlsOk = missing.status !== undefined;
+  add('tls-certificate', tlsOk, tlsOk ? 'the certificate chain and host name verified' : describeResult(missing));
+  if (!tlsOk) return report();
+
+  add('rejects-missing-key', missing.status === EXPECT.unauthorized, describeResult(missing));
   const wrongKey = `wrong-${randomBytes(18).toString('base64url')}`;
   const wrong = await send({ body: bodies.v1, eventId: eventId(), authKey: wrongKey });
-  add(
-    'rejects-wrong-key',
-    'answers 401 to a wrong Auth Key',
-    wrong.status === EXPECT.unauthorized,
-    describeResult(wrong),
-  );
+  add('rejects-wrong-key', wrong.status === EXPECT.unauthorized, describeResult(wrong));
 
   const v1Probe = { body: bodies.v1, eventId: eventId(), authKey: options.authKey };
   const v1 = await send(v1Probe);
-  add(
-    'accepts-v1',
-    `answers 200 within ${EXPECT.deadlineSeconds} s to a v1 body`,
-    v1.status === EXPECT.ok,
-    describeResult(v1),
-  );
+  add('accepts-v1', v1.status === EXPECT.ok, describeResult(v1));
   const status = await send({ body: bodies.status, eventId: eventId(), authKey: options.authKey });
-  add(
-    'accepts-status',
-    `answers 200 within ${EXPECT.deadlineSeconds} s to a status body`,
-    status.status === EXPECT.ok,
-    describeResult(status),
-  );
+  add('accepts-status', status.status === EXPECT.ok, describeResult(status));
   const extra = await send({ body: bodies.extra, eventId: eventId(), authKey: options.authKey });
-  add(
-    'tolerates-unknown-fields',
-    'answers 200 to a body with unknown fields',
-    extra.status === EXPECT.ok,
-    describeResult(extra),
-  );
-  const again = await send(v1Probe);
-  add(
-    'acknowledges-duplicate',
-    'answers 200 to a repeated delivery (same Webhook-Id) without failing',
-    again.status === EXPECT.ok,
-    describeResult(again),
-  );
-  return { url, ok: results.every((r) => r.verdict !== 'fail'), results };
-}
+  add('tolerates-unknown-fields', extra.status === EXPECT.ok, describeResult(extra));
 
-const CHECKS_AFTER_CONNECT: readonly (readonly [string, string])[] = [
-  ['rejects-missing-key', 'answers 401 without an Authorization header'],
-  ['rejects-wrong-key', 'answers 401 to a wrong Auth Key'],
-  ['accepts-v1', 'answers 200 to a v1 body'],
-  ['accepts-status', 'answers 200 to a status body'],
-  ['tolerates-unknown-fields', 'answers 200 to a body with unknown fields'],
-  ['acknowledges-duplicate', 'answers 200 to a repeated delivery'],
-];
+  const again = await send(v1Probe);
+  const duplicateNote =
+    again.status !== EXPECT.ok
+      ? describeResult(again)
+      : saysDuplicate(again.responseSnippet)
+        ? `${describeResult(again)}, answer says duplicate`
+        : `${describeResult(again)}; whether your handler ran twice for session ${bodies.v1Id} only your logs can tell`;
+  add('acknowledges-duplicate', again.status === EXPECT.ok, duplicateNote);
+  return report();
+}
 
 /**
  * The report as linter-style lines, one per check, and a summary.

@@ -12,9 +12,24 @@ import {
   WEBHOOK_USER_AGENT,
 } from '@kyc/contracts';
 
+/** Every check of `check-endpoint`, in the order they run, with the title the report prints. */
+export const CHECKS = Object.freeze({
+  'auth-key': 'the Auth Key is one the service accepts',
+  'https-url': 'the URL uses https and a public address',
+  reachable: 'the endpoint answers connections',
+  'tls-certificate': 'presents a valid TLS certificate',
+  'rejects-missing-key': 'answers 401 without an Authorization header',
+  'rejects-wrong-key': 'answers 401 to a wrong Auth Key',
+  'accepts-v1': `answers 200 within ${WEBHOOK_RESPONSE_DEADLINE_MS / 1000} s to a v1 body`,
+  'accepts-status': `answers 200 within ${WEBHOOK_RESPONSE_DEADLINE_MS / 1000} s to a status body`,
+  'tolerates-unknown-fields': 'answers 200 to a body with unknown fields',
+  'acknowledges-duplicate': 'answers 200 to a repeated delivery (same Webhook-Id) without failing',
+});
+export type CheckId = keyof typeof CHECKS;
+
 /** One finding of `check-endpoint`. */
 export interface CheckResult {
-  readonly id: string;
+  readonly id: CheckId;
   readonly title: string;
   /** `pass`, `fail`, or `skip` when an earlier failure made the check meaningless. */
   readonly verdict: 'pass' | 'fail' | 'skip';
@@ -38,6 +53,7 @@ export function sampleBodies(sandboxUrl = 'https://sandbox.invalid') {
   const statusId = `sess_check_status_${suffix}`;
   const extraId = `sess_check_extra_${suffix}`;
   return {
+    v1Id,
     v1: JSON.stringify({
       ...structuredClone(sampleV1Webhook),
       id: v1Id,
@@ -73,5 +89,17 @@ export function probeHeaders(probe: ProbeRequest, attempt = 1): Record<string, s
 export const EXPECT = Object.freeze({
   ok: WEBHOOK_SUCCESS_STATUS,
   unauthorized: UNAUTHORIZED,
-  deadlineSeconds: WEBHOOK_RESPONSE_DEADLINE_MS / 1000,
 });
+
+/**
+ * Whether an answer says it was a duplicate (`@kyc/webhook-receiver` answers
+ * `{"received": true, "duplicate": true}`). Other receivers may answer anything with their 200.
+ */
+export function saysDuplicate(snippet: string | undefined): boolean {
+  try {
+    const answer: unknown = JSON.parse(snippet ?? '');
+    return typeof answer === 'object' && answer !== null && (answer as { duplicate?: unknown }).duplicate === true;
+  } catch {
+    return false;
+  }
+}
