@@ -159,6 +159,24 @@ describe.skipIf(!available)('postgres', () => {
       }
     });
 
+    it('runs numbered migrations once under concurrent starts, and refuses a schema newer than this engine', async () => {
+      const schema = uniqueSchema('migrate');
+      const pool = newPool();
+      try {
+        // Workers starting together: the advisory lock makes one migrate and the others find it done.
+        await Promise.all(Array.from({ length: 4 }, () => postgresDeliveryStore({ pool, schema }).migrate()));
+        const { rows } = await pool.query(`SELECT version FROM ${schema}.delivery_schema_migrations`);
+        expect(rows).toEqual([{ version: 1 }]);
+        await pool.query(`INSERT INTO ${schema}.delivery_schema_migrations VALUES (2, 'from the future', 0)`);
+        await expect(postgresDeliveryStore({ pool, schema }).migrate()).rejects.toMatchObject({
+          code: 'store_error',
+          message: expect.stringContaining('schema version 2'),
+        });
+      } finally {
+        await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      }
+    });
+
     it('rejects a bad schema name with a typed error', () => {
       expect(() => postgresDeliveryStore({ pool: newPool(), schema: 'x"; drop' })).toThrow(DeliveryEngineError);
     });

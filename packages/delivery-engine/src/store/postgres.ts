@@ -11,7 +11,7 @@ import {
   toClaim,
   toSummary,
 } from './rows.js';
-import { postgresSchema, tableNames } from './schema.js';
+import { migrationsTable, pendingMigrations, tableNames } from './schema.js';
 import { type AttemptRecord, type AttemptTransition, type DeliveryStore, listLimit } from './store.js';
 
 /** The part of a `pg` client, pool client or pool the store uses (structural: `pg` stays an optional peer). */
@@ -126,10 +126,21 @@ export function postgresDeliveryStore(options: PostgresDeliveryStoreOptions): De
         await client.query('BEGIN');
         // Workers starting together would race on CREATE … IF NOT EXISTS; one lock per channel name.
         await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [channel]);
-        for (const statement of postgresSchema(t, schema)) await client.query(statement);
+        if (schema !== undefined) await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+        await client.query(migrationsTable(t));
+        const applied = await client.query(`SELECT version FROM ${t.migrations}`);
+        for (const migration of pendingMigrations(applied.rows.map((row) => Number(row.version)))) {
+          for (const statement of migration.postgres(t)) await client.query(statement);
+          await client.query(`INSERT INTO ${t.migrations} (version, description, applied_at) VALUES ($1, $2, $3)`, [
+            migration.version,
+            migration.description,
+            Date.now(),
+          ]);
+        }
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
+        if (error instanceof DeliveryEngineError) throw error;
         throw new DeliveryEngineError('store_error', 'postgres store: migration failed', { cause: error });
       } finally {
         client.release();

@@ -5,6 +5,8 @@ export interface TableNames {
   readonly deliveries: string;
   readonly attempts: string;
   readonly redeliveries: string;
+  /** Which numbered migrations this database has applied. */
+  readonly migrations: string;
   readonly prefix: string;
 }
 
@@ -33,6 +35,7 @@ export function tableNames(prefix: string, schema?: string): TableNames {
     deliveries: `${q}${prefix}deliveries`,
     attempts: `${q}${prefix}delivery_attempts`,
     redeliveries: `${q}${prefix}delivery_redeliveries`,
+    migrations: `${q}${prefix}delivery_schema_migrations`,
   };
 }
 
@@ -93,18 +96,58 @@ function otherTables(t: TableNames, time: string): string[] {
   ];
 }
 
-export function sqliteSchema(t: TableNames): string {
-  return `${[deliveriesTable(t, 'INTEGER', 'INTEGER'), ...otherTables(t, 'INTEGER')].join(';\n')};`;
+/** One numbered schema change, written once per dialect. Append only; never edit a shipped one. */
+export interface Migration {
+  readonly version: number;
+  readonly description: string;
+  sqlite(t: TableNames): string[];
+  postgres(t: TableNames): string[];
 }
 
-/** Postgres statements, run one by one under an advisory lock by the migration. */
-export function postgresSchema(t: TableNames, schema: string | undefined): string[] {
-  return [
-    ...(schema === undefined ? [] : [`CREATE SCHEMA IF NOT EXISTS ${schema}`]),
-    deliveriesTable(t, 'BIGINT', 'INTEGER'),
-    ...otherTables(t, 'BIGINT'),
-    // A queue table churns: fresh statistics keep the claim on its ordered index scan, and
-    // frequent vacuum keeps dead row versions from piling up under the due index.
-    `ALTER TABLE ${t.deliveries} SET (autovacuum_analyze_scale_factor = 0.02, autovacuum_vacuum_scale_factor = 0.05)`,
-  ];
+/**
+ * Every schema change in order. Version 1 is written with `IF NOT EXISTS`, so databases made
+ * before the migrations table existed adopt it without change.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'deliveries, attempt log and redeliveries',
+    sqlite: (t) => [deliveriesTable(t, 'INTEGER', 'INTEGER'), ...otherTables(t, 'INTEGER')],
+    postgres: (t) => [
+      deliveriesTable(t, 'BIGINT', 'INTEGER'),
+      ...otherTables(t, 'BIGINT'),
+      // A queue table churns: fresh statistics keep the claim on its ordered index scan, and
+      // frequent vacuum keeps dead row versions from piling up under the due index.
+      `ALTER TABLE ${t.deliveries} SET (autovacuum_analyze_scale_factor = 0.02, autovacuum_vacuum_scale_factor = 0.05)`,
+    ],
+  },
+];
+
+/** The newest schema version this code knows. */
+export const SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
+
+/** The table that records applied migrations (same layout in both dialects). */
+export function migrationsTable(t: TableNames): string {
+  return `CREATE TABLE IF NOT EXISTS ${t.migrations} (
+    version INTEGER PRIMARY KEY,
+    description TEXT NOT NULL,
+    applied_at BIGINT NOT NULL
+  )`;
+}
+
+/**
+ * The migrations a database at `applied` versions still needs, in order. Refuses a database
+ * already migrated past this code: an old worker left running during a rolling deploy must
+ * not write rows in a layout it does not know.
+ */
+export function pendingMigrations(applied: readonly number[]): Migration[] {
+  const newest = Math.max(0, ...applied);
+  if (newest > SCHEMA_VERSION) {
+    throw new DeliveryEngineError(
+      'store_error',
+      `the delivery tables are at schema version ${newest}, newer than this engine knows (${SCHEMA_VERSION}); upgrade @kyc/delivery-engine on this worker`,
+    );
+  }
+  const done = new Set(applied);
+  return MIGRATIONS.filter((m) => !done.has(m.version));
 }

@@ -11,7 +11,7 @@ import {
   toClaim,
   toSummary,
 } from './rows.js';
-import { sqliteSchema, tableNames } from './schema.js';
+import { migrationsTable, pendingMigrations, tableNames } from './schema.js';
 import {
   type DeliveryFilter,
   type DeliveryRecord,
@@ -39,6 +39,23 @@ const transactionRefused = () =>
     'enqueue: the SQLite store cannot join a caller transaction (options.transaction); use the Postgres store for an outbox, or enqueue after your commit',
   );
 
+/** Applies the pending numbered migrations in one `BEGIN IMMEDIATE` (processes sharing the file take turns). */
+function migrator(db: Database.Database, t: ReturnType<typeof tableNames>): () => void {
+  const apply = db.transaction(() => {
+    db.exec(migrationsTable(t));
+    const rows = db.prepare(`SELECT version FROM ${t.migrations}`).all() as Row[];
+    for (const migration of pendingMigrations(rows.map((row) => Number(row.version)))) {
+      for (const statement of migration.sqlite(t)) db.exec(statement);
+      db.prepare(`INSERT INTO ${t.migrations} (version, description, applied_at) VALUES (?, ?, ?)`).run(
+        migration.version,
+        migration.description,
+        Date.now(),
+      );
+    }
+  });
+  return () => apply.immediate();
+}
+
 /**
  * The embedded default store: one SQLite file in WAL mode with `synchronous=NORMAL`. A
  * committed event survives a process crash (`kill -9`); the last transactions before a power
@@ -62,9 +79,19 @@ export function sqliteDeliveryStore(options: SqliteDeliveryStoreOptions): Delive
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
-    db.exec(sqliteSchema(t));
   } catch (error) {
     throw new DeliveryEngineError('store_error', `sqliteDeliveryStore: cannot open ${options.path}`, { cause: error });
+  }
+  // The statements below are prepared against the tables, so the migrations run first, here.
+  const migrateNow = migrator(db, t);
+  try {
+    migrateNow();
+  } catch (error) {
+    db.close();
+    if (error instanceof DeliveryEngineError) throw error;
+    throw new DeliveryEngineError('store_error', `sqliteDeliveryStore: cannot migrate ${options.path}`, {
+      cause: error,
+    });
   }
 
   const insert = db.prepare(
@@ -158,7 +185,7 @@ export function sqliteDeliveryStore(options: SqliteDeliveryStoreOptions): Delive
   };
 
   return {
-    migrate: () => run('migrate', () => void db.exec(sqliteSchema(t))),
+    migrate: () => run('migrate', migrateNow),
     insert: (d, insertOptions) =>
       run('insert', () => {
         // Ignoring it would commit the event on its own, outside the caller's transaction.
