@@ -1,5 +1,9 @@
 import * as z from 'zod';
 import { SCORE_MAX, SCORE_MIN, SESSION_ID_MAX_LENGTH, VALIDATION_METHODS, VERIFICATION_STATUSES } from './constants.js';
+import { DURATION_MESSAGE, DURATION_PATTERN, HTTP_URL_MESSAGE, HTTP_URL_PATTERN } from './patterns.js';
+
+// Re-exported: the package index has always exported them from here.
+export { DURATION_PATTERN, HTTP_URL_PATTERN };
 
 /**
  * Value rules shared by the strict wire schemas and the tolerant reader, so that both judge
@@ -18,13 +22,6 @@ function rule<T>(schema: z.ZodType<T>, is: (value: unknown) => value is T): Fiel
 
 const DATETIME_PATTERN = z.regexes.datetime({ precision: null, offset: true, local: false });
 const CALENDAR_DATE_PATTERN = z.regexes.date;
-/** An absolute http(s) URL without whitespace or userinfo-free authority checks beyond the host. */
-export const HTTP_URL_PATTERN = /^https?:\/\/[^\s/?#@]+(?:[/?#]\S*)?$/i;
-/**
- * A time span: one or more number + unit pairs (`"95s"`, `"250ms"`, `"1h2m3.5s"`).
- * Units: `ns`, `us`/`µs`, `ms`, `s`, `m`, `h`, `d`.
- */
-export const DURATION_PATTERN = /^(?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h|d))+$/;
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 
@@ -53,16 +50,14 @@ export const scoreRule = rule(
   (v): v is number => typeof v === 'number' && v >= SCORE_MIN && v <= SCORE_MAX,
 );
 
-export const durationSchema = z
-  .string()
-  .regex(DURATION_PATTERN, 'expected a duration such as "95s", "250ms" or "1h2m"');
+export const durationSchema = z.string().regex(DURATION_PATTERN, DURATION_MESSAGE);
 export const durationRule = rule(durationSchema, (v): v is string => isString(v) && DURATION_PATTERN.test(v));
 
 export const validationMethodSchema = z.enum(VALIDATION_METHODS);
 export const verificationStatusSchema = z.enum(VERIFICATION_STATUSES);
 
 /** The `detailsURL` of a webhook: an absolute http(s) URL. */
-export const detailsUrlSchema = z.string().regex(HTTP_URL_PATTERN, 'expected an absolute http(s) URL');
+export const detailsUrlSchema = z.string().regex(HTTP_URL_PATTERN, HTTP_URL_MESSAGE);
 export const detailsUrlRule = rule(detailsUrlSchema, (v): v is string => isString(v) && HTTP_URL_PATTERN.test(v));
 
 /** A calendar date (`YYYY-MM-DD`), as used for a date of birth. */

@@ -23,6 +23,7 @@ export {
 export * from './fixtures.js';
 export { canonicalKey } from './normalize-key.js';
 export { normalizeWebhookBody } from './normalize-webhook-body.js';
+export { apiErrorBodyMiniSchema, sessionDetailsMiniSchema, sessionIdMiniSchema } from './service-api-schemas.js';
 export { readValidationCheck, type ValidationCheck, type ValidationCheckResult } from './validation-check.js';
 export type * from './webhook-types.js';
 export * from './wire-schemas.js';

@@ -32,4 +32,15 @@ describe('published build', () => {
     );
     expect(out.trim()).toBe('/api/v1/kyc true');
   });
+
+  it('serves the zod/mini service-api entry to both module systems, without classic zod', () => {
+    const check =
+      'console.log(m.API_BASE_PATH, m.sessionDetailsMiniSchema.safeParse({}).success, typeof m.sessionDetailsSchema)';
+    expect(node(`const m = require('@kyc/contracts/service-api'); ${check}`, 'commonjs').trim()).toBe(
+      '/api/v1/kyc false undefined',
+    );
+    expect(node(`import * as m from '@kyc/contracts/service-api'; ${check}`, 'module').trim()).toBe(
+      '/api/v1/kyc false undefined',
+    );
+  });
 });
