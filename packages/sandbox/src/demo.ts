@@ -22,13 +22,17 @@ export interface DemoResult {
   readonly timeline: readonly string[];
 }
 
+const printLine = (line: string) => {
+  process.stdout.write(`${line}\n`);
+};
+
 /**
  * The whole flow on loopback: a sandbox and an example HTTPS receiver, a company configured
  * with the receiver's URL and a generated Auth Key, four flows (one per status) finished
  * through `@kyc/client`, one delivery failed on purpose and retried on a compressed schedule,
  * one redelivered by hand and recognised as a duplicate.
  */
-export async function runDemo(write: (line: string) => void = console.log): Promise<DemoResult> {
+export async function runDemo(write: (line: string) => void = printLine): Promise<DemoResult> {
   const timeline = createTimeline(write);
   const problems: string[] = [];
   const dataDir = mkdtempSync(join(tmpdir(), 'kyc-sandbox-demo-'));
@@ -36,7 +40,18 @@ export async function runDemo(write: (line: string) => void = console.log): Prom
   const tls = await selfSignedCertificate(['127.0.0.1', 'localhost']);
   const sessionIds = new Map<VerificationStatus, string>();
   const failStatus: VerificationStatus = VERIFICATION_STATUSES[1] ?? VERIFICATION_STATUSES[0];
-  const receiver = await startExampleReceiver({ authKey, tls, timeline, failOnce: () => sessionIds.get(failStatus) });
+  // The receiver's own client for the service (it confirms v1 events); set once the sandbox listens.
+  let receiverClient: KycClient | undefined;
+  const receiver = await startExampleReceiver({
+    authKey,
+    tls,
+    timeline,
+    failOnce: () => sessionIds.get(failStatus),
+    details: (detailsUrl) => {
+      if (!receiverClient) throw new Error('the sandbox is not running yet');
+      return receiverClient.getSessionByDetailsUrl(detailsUrl);
+    },
+  });
   timeline.add('receiver', `example receiver (@kyc/webhook-receiver) listening on ${receiver.url}`);
   const sandbox = await startDemoSandbox({ dataDir, timeScale: DEMO_TIME_SCALE, trustedCa: tls.cert, timeline });
   const deadline = AbortSignal.timeout(DEMO_DEADLINE_MS);
@@ -47,6 +62,7 @@ export async function runDemo(write: (line: string) => void = console.log): Prom
       `company configured: Webhook URL ${receiver.url}, Auth Key generated (${authKey.length} characters, not shown)`,
     );
     const client = new KycClient({ baseUrl: sandbox.url, username: sandbox.username, password: sandbox.password });
+    receiverClient = client;
     for (const [index, status] of VERIFICATION_STATUSES.entries()) {
       const shape = PAYLOAD_SHAPES[index % PAYLOAD_SHAPES.length] ?? 'both';
       const id = await sandbox.createSession(status, shape);
@@ -96,13 +112,13 @@ export async function runDemo(write: (line: string) => void = console.log): Prom
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  console.log('KYC webhooks demo: sandbox + example receiver on loopback, retry schedule 60× faster\n');
+  printLine('KYC webhooks demo: sandbox + example receiver on loopback, retry schedule 60× faster\n');
   runDemo().then(
     (result) => {
       process.exitCode = result.ok ? 0 : 1;
     },
     (error: unknown) => {
-      console.error(`demo failed: ${(error as Error).message}`);
+      process.stderr.write(`demo failed: ${(error as Error).message}\n`);
       process.exitCode = 1;
     },
   );

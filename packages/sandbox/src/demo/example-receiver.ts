@@ -1,4 +1,4 @@
-import { HEADERS, SUGGESTED_ACTIONS } from '@kyc/contracts';
+import { HEADERS, type SessionDetails, SUGGESTED_ACTIONS, type VerificationStatus } from '@kyc/contracts';
 import { createWebhookReceiver, type KycWebhookEvent, memoryIdempotencyStore } from '@kyc/webhook-receiver';
 import { listen } from '../server/listen.js';
 import type { Timeline } from './timeline.js';
@@ -14,15 +14,20 @@ export interface ReceiverLog {
 }
 
 const sessionOf = (event: KycWebhookEvent) => event.sessionId;
+const act = (status: VerificationStatus | undefined) =>
+  status === undefined ? 'no status: nothing decided' : `${status} → ${SUGGESTED_ACTIONS[status]}`;
 
 /**
  * The customer's side of the demo: a receiver built on `@kyc/webhook-receiver`, served over
- * HTTPS on loopback. Its handler fails once for `failOnce` so the sandbox's retry shows.
+ * HTTPS on loopback. It acts on each status as the specification suggests; a v1 body carries no
+ * status, so the handler reads it from the body's `detailsURL` with `@kyc/client` (`details`).
+ * Its handler fails once for `failOnce` so the sandbox's retry shows.
  */
 export async function startExampleReceiver(options: {
   authKey: string;
   tls: { key: string; cert: string };
   failOnce: () => string | undefined;
+  details: (detailsUrl: string) => Promise<SessionDetails>;
   timeline: Timeline;
 }) {
   const log: ReceiverLog = { handled: [], duplicates: [], answers: new Map() };
@@ -34,13 +39,13 @@ export async function startExampleReceiver(options: {
       warn: (message) => options.timeline.add('receiver', `log: ${message}`),
       error: (message) => options.timeline.add('receiver', `log: ${message}`),
     },
-    onEvent: (event) => {
+    onEvent: async (event) => {
       const id = sessionOf(event);
       log.handled.push(id);
       const status =
         event.shape === 'v1'
-          ? `v1 body, total score ${event.scores?.total ?? '?'}`
-          : `${event.status} → ${event.status ? SUGGESTED_ACTIONS[event.status] : 'unknown status'}`;
+          ? `v1 body (no status), read from detailsURL: ${act((await options.details(event.detailsURL ?? '')).status)}`
+          : act(event.status);
       if (id === options.failOnce() && !failed.has(id)) {
         failed.add(id);
         options.timeline.add(
