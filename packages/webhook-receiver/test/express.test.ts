@@ -13,7 +13,7 @@ receiverTableSuite('Express 5 + toNodeHandler', async (receiver) => {
   app.all('/webhooks/kyc', toNodeHandler(receiver));
   app.use(express.json());
   const server = await listen(createServer(app));
-  return { send: (delivery) => sendOverHttp(server.baseUrl, delivery), close: server.close };
+  return { send: (delivery) => sendOverHttp(server.baseUrl, delivery), close: server.close, wire: server };
 });
 
 describe('Express 5 with express.raw() on the route', () => {

@@ -9,5 +9,5 @@ receiverTableSuite('Hono on @hono/node-server + handle', async (receiver) => {
   const app = new Hono();
   app.all('/webhooks/kyc', (context) => receiver.handle(context.req.raw));
   const server = await listen(createAdaptorServer({ fetch: app.fetch }) as Server);
-  return { send: (delivery) => sendOverHttp(server.baseUrl, delivery), close: server.close };
+  return { send: (delivery) => sendOverHttp(server.baseUrl, delivery), close: server.close, wire: server };
 });

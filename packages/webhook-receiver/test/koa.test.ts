@@ -14,7 +14,7 @@ receiverTableSuite('Koa 3 + toKoaMiddleware', async (receiver) => {
   const webhook: Koa.Middleware = toKoaMiddleware(receiver);
   app.use(async (context, next) => (context.path === '/webhooks/kyc' ? webhook(context, next) : next()));
   const server = await listen(createServer(app.callback()));
-  return { send: (delivery) => sendOverHttp(server.baseUrl, delivery), close: server.close };
+  return { send: (delivery) => sendOverHttp(server.baseUrl, delivery), close: server.close, wire: server };
 });
 
 describe('toKoaMiddleware after a body parser', () => {

@@ -1,7 +1,8 @@
 import { createServer } from 'node:http';
+import { inspect } from 'node:util';
 import { HEADERS, sampleStatusWebhook } from '@kyc/contracts';
 import { Webhook } from 'standardwebhooks';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createWebhookReceiver, parseWebhook, type ReceiverLogger, verifyAuthorization } from '../src/index.js';
 import { toNodeHandler } from '../src/node.js';
 import { sendOverHttp } from './support/fetch-send.js';
@@ -83,6 +84,78 @@ describe('no key material in responses, errors or log lines', () => {
     expect(captured.some((line) => line.startsWith('401'))).toBe(true);
     expect(captured.some((line) => line.startsWith('warn'))).toBe(true);
     expectClean(captured.join('\n'));
+  });
+
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('holds for the default console logger, even when a handler error quotes the key', async () => {
+    const printed: string[] = [];
+    for (const level of ['log', 'debug', 'info', 'warn', 'error'] as const) {
+      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
+        printed.push(inspect(args, { depth: 10 }));
+      });
+    }
+    const receiver = createWebhookReceiver({
+      authKeys: [KEY, OLD_KEY],
+      signingSecrets: SIGNING_SECRET,
+      onEvent: () => {
+        throw new Error(`upstream refused Bearer ${KEY} (secret ${SIGNING_SECRET.slice(6)})`);
+      },
+    });
+    const body = JSON.stringify(sampleStatusWebhook);
+    const at = new Date();
+    const signed = {
+      [HEADERS.authorization]: `Bearer ${KEY}`,
+      [HEADERS.webhookId]: 'msg_3',
+      [HEADERS.webhookTimestamp]: String(Math.floor(at.getTime() / 1000)),
+      [HEADERS.webhookSignature]: new Webhook(SIGNING_SECRET).sign('msg_3', at, body),
+    };
+    const failed = await receiver.handle(new Request('http://r.test/', { method: 'POST', headers: signed, body }));
+    printed.push(`${failed.status} ${await failed.text()}`);
+    // A body read before the receiver: logged as a misconfiguration.
+    const used = new Request('http://r.test/', { method: 'POST', headers: signed, body });
+    await used.text();
+    const misconfigured = await receiver.handle(used);
+    printed.push(`${misconfigured.status} ${await misconfigured.text()}`);
+    expect(failed.status).toBe(500);
+    expect(misconfigured.status).toBe(500);
+    expect(printed.join('\n')).toContain('upstream refused Bearer [redacted]');
+    expect(printed.join('\n')).toContain('already read');
+    expectClean(printed.join('\n'));
+  });
+
+  it('a logger that throws changes no answer and runs no handler twice', async () => {
+    let runs = 0;
+    let fail = true;
+    const explode = () => {
+      throw new Error('logger down');
+    };
+    const receiver = createWebhookReceiver({
+      authKeys: KEY,
+      logger: { debug: explode, info: explode, warn: explode, error: explode },
+      onEvent: () => {
+        runs++;
+        if (fail) throw new Error('handler broke');
+      },
+    });
+    const send = async (authorization: string) =>
+      (
+        await receiver.handle(
+          new Request('http://r.test/', {
+            method: 'POST',
+            headers: { [HEADERS.authorization]: authorization },
+            body: JSON.stringify(sampleStatusWebhook),
+          }),
+        )
+      ).status;
+    expect(await send(`Bearer ${OLD_KEY}`)).toBe(401);
+    expect(await send(`Bearer ${KEY}`)).toBe(500);
+    fail = false;
+    expect(await send(`Bearer ${KEY}`)).toBe(200);
+    expect(await send(`Bearer ${KEY}`)).toBe(200);
+    expect(runs).toBe(2);
   });
 
   it('holds for configuration errors and parse errors', () => {

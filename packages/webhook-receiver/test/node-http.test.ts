@@ -10,7 +10,7 @@ import { AUTH_KEY, authorized, receiverTableSuite } from './support/receiver-tab
 
 receiverTableSuite('node:http + toNodeHandler', async (receiver) => {
   const server = await listen(createServer(toNodeHandler(receiver)));
-  return { send: (delivery) => sendOverHttp(server.baseUrl, delivery), close: server.close };
+  return { send: (delivery) => sendOverHttp(server.baseUrl, delivery), close: server.close, wire: server };
 });
 
 describe('toNodeHandler edge cases (node:http)', () => {
@@ -58,6 +58,45 @@ describe('toNodeHandler edge cases (node:http)', () => {
       const reply = await sendOverHttp(server.baseUrl, authorized(sampleStatusWebhook));
       expect(reply.status).toBe(200);
       expect(runs).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('reads an unread stream although a skipping body parser left req.body = {} (body-parser 1.x, Express 4)', async () => {
+    let runs = 0;
+    const receiver = createWebhookReceiver({ authKeys: AUTH_KEY, logger: {}, onEvent: () => void runs++ });
+    const handler = toNodeHandler(receiver);
+    const server = await listen(
+      createServer((request, response) => {
+        (request as typeof request & { body?: unknown }).body = {};
+        handler(request, response);
+      }),
+    );
+    try {
+      expect((await sendOverHttp(server.baseUrl, authorized(sampleStatusWebhook))).status).toBe(200);
+      expect(runs).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses a body parsed into {} after its stream was read', async () => {
+    const receiver = createWebhookReceiver({ authKeys: AUTH_KEY, logger: {}, onEvent: () => undefined });
+    const handler = toNodeHandler(receiver);
+    const server = await listen(
+      createServer((request, response) => {
+        request.resume();
+        request.on('end', () => {
+          (request as typeof request & { body?: unknown }).body = {};
+          handler(request, response);
+        });
+      }),
+    );
+    try {
+      const reply = await sendOverHttp(server.baseUrl, authorized('{}'));
+      expect(reply.status).toBe(500);
+      expect(JSON.parse(reply.text).error.code).toBe('receiver_misconfigured');
     } finally {
       await server.close();
     }

@@ -9,6 +9,7 @@ import { memoryIdempotencyStore } from '../idempotency/memory.js';
 import type { IdempotencyStore } from '../idempotency/store.js';
 import { createStandardWebhooksVerifier, type StandardWebhooksVerifier } from '../signatures/standard-webhooks.js';
 import { WebhookError } from '../webhook-error.js';
+import { safeLogger } from './safe-logger.js';
 import type { ReceiverLogger, WebhookHandler, WebhookReceiverOptions } from './types.js';
 
 /** Options after validation, with every default applied. */
@@ -63,6 +64,15 @@ function resolveKeys(options: WebhookReceiverOptions): readonly string[] | undef
   return keys as readonly string[];
 }
 
+/** Every configured key and secret, and a signing secret's base64 part on its own, for the logger to redact. */
+function secretsOf(authKeys: readonly string[] | undefined, signingSecrets: unknown): string[] {
+  const signing = (Array.isArray(signingSecrets) ? signingSecrets : [signingSecrets]).filter(
+    (secret): secret is string => typeof secret === 'string' && secret.length > 0,
+  );
+  const parts = signing.map((secret) => secret.replace(/^whsec_/, '')).filter((part) => part.length >= 8);
+  return [...(authKeys ?? []), ...signing, ...parts];
+}
+
 /** Validates options and applies defaults; throws `WebhookError('invalid_option')` naming the option. */
 export function resolveOptions(options: WebhookReceiverOptions): ResolvedOptions {
   if (typeof options !== 'object' || options === null) invalid('options must be an object.');
@@ -70,8 +80,9 @@ export function resolveOptions(options: WebhookReceiverOptions): ResolvedOptions
   const secrets = options.signingSecrets;
   const now = options.now ?? Date.now;
   const signatureToleranceMs = positive('signatureToleranceMs', options.signatureToleranceMs, 1);
+  const authKeys = resolveKeys(options);
   return {
-    authKeys: resolveKeys(options),
+    authKeys,
     onEvent: options.onEvent,
     store: options.idempotencyStore ?? memoryIdempotencyStore(),
     maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
@@ -86,6 +97,6 @@ export function resolveOptions(options: WebhookReceiverOptions): ResolvedOptions
             secrets,
             options.signatureToleranceMs === undefined ? { now } : { now, toleranceMs: signatureToleranceMs },
           ),
-    logger: options.logger ?? DEFAULT_LOGGER,
+    logger: safeLogger(options.logger ?? DEFAULT_LOGGER, secretsOf(authKeys, secrets)),
   };
 }

@@ -15,6 +15,10 @@ function asBytes(value: unknown): Uint8Array | undefined {
   return undefined;
 }
 
+function isEmptyObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+}
+
 function consumed(detail: string): WebhookError {
   return new WebhookError(
     'body_already_consumed',
@@ -38,10 +42,12 @@ export function nodeBodyReader(
   return (maxBytes) => {
     const raw = asBytes(holder.rawBody) ?? asBytes(holder.body);
     if (raw !== undefined) return raw.byteLength > maxBytes ? Promise.reject(tooLarge(maxBytes)) : Promise.resolve(raw);
-    if (holder.body !== undefined) return Promise.reject(consumed('was already parsed by a body parser'));
-    if (request.readableEnded || request.readableFlowing === true || request.destroyed) {
-      return Promise.reject(consumed('stream was already read'));
+    const unread = !request.readableEnded && request.readableFlowing !== true && !request.destroyed;
+    // body-parser 1.x (Express 4) sets `req.body = {}` even for a request it skipped: the stream is still there.
+    if (holder.body !== undefined && !(unread && isEmptyObject(holder.body))) {
+      return Promise.reject(consumed('was already parsed by a body parser'));
     }
+    if (!unread) return Promise.reject(consumed('stream was already read'));
     return new Promise<Uint8Array>((resolve, reject) => {
       const chunks: Uint8Array[] = [];
       let size = 0;
