@@ -1,8 +1,12 @@
 /**
- * node:http receiver for KYC completion webhooks, with no framework. In production run it
- * behind TLS (a proxy, or `node:https` with your certificate): the service only sends to HTTPS.
+ * node:http receiver for KYC completion webhooks, with no framework. The service only sends
+ * to HTTPS: give `tls` (your certificate) or run it behind a TLS-terminating proxy.
  */
-import { createServer, type Server } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { Server } from 'node:net';
+import { pathToFileURL } from 'node:url';
 import { decide, type KycDecision } from '@kyc/example-actions';
 import { createWebhookReceiver, type IdempotencyStore } from '@kyc/webhook-receiver';
 import { toNodeHandler } from '@kyc/webhook-receiver/node';
@@ -14,26 +18,34 @@ export interface ServerOptions {
   readonly onDecision: (decision: KycDecision) => Promise<void> | void;
   /** Shared by all replicas in production (`@kyc/webhook-receiver/redis` or `/postgres`). */
   readonly idempotencyStore?: IdempotencyStore;
+  /** PEM key and certificate to serve HTTPS directly; omit behind a TLS proxy. */
+  readonly tls?: { readonly key: string; readonly cert: string };
 }
 
-export function createWebhookServer({ authKeys, onDecision, idempotencyStore }: ServerOptions): Server {
+export function createWebhookServer({ authKeys, onDecision, idempotencyStore, tls }: ServerOptions): Server {
   const receiver = createWebhookReceiver({
     authKeys,
     ...(idempotencyStore ? { idempotencyStore } : {}),
     onEvent: (event) => onDecision(decide(event)),
   });
-  const handleWebhook = toNodeHandler(receiver);
-  return createServer((req, res) => {
+  const handleWebhook = toNodeHandler(receiver); // reads the raw body itself: no body parser
+  const listener: Parameters<typeof createServer>[1] = (req, res) => {
     if (req.url === '/webhooks/kyc') return void handleWebhook(req, res);
     res.writeHead(404).end();
-  });
+  };
+  return tls ? createHttpsServer(tls, listener) : createServer(listener);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const authKey = process.env.KYC_AUTH_KEY;
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { KYC_AUTH_KEY: authKey, TLS_KEY_FILE: keyFile, TLS_CERT_FILE: certFile, PORT: port = '3000' } = process.env;
   if (!authKey) throw new Error('Set KYC_AUTH_KEY to the Auth Key saved in the KYC dashboard.');
+  const tls =
+    keyFile && certFile ? { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8') } : undefined;
   createWebhookServer({
     authKeys: authKey,
     onDecision: (d) => console.info(`${d.sessionId}: ${d.action} (${d.reason})`),
-  }).listen(Number(process.env.PORT ?? 3000));
+    ...(tls ? { tls } : {}),
+  }).listen(Number(port), () =>
+    console.info(`KYC webhooks on ${tls ? 'https' : 'http'}://127.0.0.1:${port}/webhooks/kyc`),
+  );
 }
