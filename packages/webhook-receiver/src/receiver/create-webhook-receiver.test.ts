@@ -1,5 +1,5 @@
 import { HEADERS, sampleStatusWebhook } from '@kyc/contracts';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { requestInit } from '../../test/support/fetch-send.js';
 import { AUTH_KEY, authorized, deferred, receiverTableSuite } from '../../test/support/receiver-table.js';
 import { createWebhookReceiver, type IdempotencyStore, memoryIdempotencyStore, WebhookError } from '../index.js';
@@ -160,6 +160,79 @@ describe('createWebhookReceiver options', () => {
       // The control for the test above: its 409 comes from the renewals, not from a long lease.
       expect(redelivery).toBe(503);
       expect(runs).toBe(2);
+    });
+  });
+
+  describe('defaults', () => {
+    const deliver = (receiver: ReturnType<typeof createWebhookReceiver>, body: unknown = sampleStatusWebhook) =>
+      receiver.handle(new Request('http://r.test/', requestInit(authorized(body))));
+
+    it('remembers a processed event for 7 days, then forgets it', async () => {
+      let time = Date.UTC(2026, 10, 1);
+      let runs = 0;
+      const receiver = createWebhookReceiver({
+        authKeys: AUTH_KEY,
+        idempotencyStore: memoryIdempotencyStore({ now: () => time }),
+        logger: {},
+        onEvent: () => void runs++,
+      });
+      expect((await deliver(receiver)).status).toBe(200);
+      time += 7 * 24 * 60 * 60 * 1000 - 60_000; // a manual redelivery just inside the window
+      expect(await (await deliver(receiver)).json()).toEqual({ received: true, duplicate: true });
+      time += 120_000;
+      expect(await (await deliver(receiver)).json()).toEqual({ received: true });
+      expect(runs).toBe(2);
+    });
+
+    it('accepts a body of exactly 1 MiB and answers 413 to one byte more', async () => {
+      let runs = 0;
+      const receiver = createWebhookReceiver({ authKeys: AUTH_KEY, logger: {}, onEvent: () => void runs++ });
+      const padded = (bytes: number) => {
+        const base = JSON.stringify({ ...sampleStatusWebhook, padding: '' });
+        return `${base.slice(0, -2)}${'x'.repeat(bytes - new TextEncoder().encode(base).byteLength)}"}`;
+      };
+      const exact = padded(1024 * 1024);
+      expect(new TextEncoder().encode(exact).byteLength).toBe(1024 * 1024);
+      expect((await deliver(receiver, exact)).status).toBe(200);
+      const over = padded(1024 * 1024 + 1);
+      expect((await deliver(receiver, over)).status).toBe(413);
+      // The same without a declared length: counted while streaming.
+      const stream = new Blob([over]).stream();
+      const streamed = await receiver.handle(
+        new Request('http://r.test/', { ...requestInit(authorized('')), body: stream, duplex: 'half' } as RequestInit),
+      );
+      expect(streamed.status).toBe(413);
+      expect(runs).toBe(1);
+    });
+
+    it('answers 503 after 25 s of a running handler, not before', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+      const started = deferred();
+      const gate = deferred();
+      try {
+        const receiver = createWebhookReceiver({
+          authKeys: AUTH_KEY,
+          logger: {},
+          onEvent: () => {
+            started.resolve();
+            return gate.promise;
+          },
+        });
+        let answered: Response | undefined;
+        const pending = deliver(receiver).then((response) => {
+          answered = response;
+        });
+        await started.promise;
+        await vi.advanceTimersByTimeAsync(24_999);
+        expect(answered).toBeUndefined();
+        await vi.advanceTimersByTimeAsync(1);
+        await pending;
+        expect(answered?.status).toBe(503);
+        expect(answered?.headers.get(HEADERS.retryAfter)).toBe('60');
+      } finally {
+        gate.resolve();
+        vi.useRealTimers();
+      }
     });
   });
 });
