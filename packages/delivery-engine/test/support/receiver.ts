@@ -11,6 +11,8 @@ export interface ReceivedRequest {
   readonly headers: IncomingMessage['headers'];
   readonly body: string;
   readonly at: number;
+  /** The loopback address the request arrived on (the address the sender dialled). */
+  readonly localAddress: string;
 }
 
 /** How the receiver answers: a status, a status after a pause, or `'hang'` to never answer. */
@@ -19,6 +21,7 @@ export type Answer = number | 'hang' | { readonly status: number; readonly delay
 export interface TestReceiver {
   readonly url: string;
   readonly origin: string;
+  readonly port: number;
   readonly requests: ReceivedRequest[];
   /** Requests per `Webhook-Id`. */
   readonly counts: Map<string, number>;
@@ -28,8 +31,12 @@ export interface TestReceiver {
 }
 
 let certificate: Promise<TestCertificate> | undefined;
+/** The name a test resolver may map to any loopback address; the certificate covers it. */
+export const TEST_HOST = 'receiver.test';
+
 /** One self-signed loopback certificate per test file (generation costs ~100 ms). */
-export const testCertificate = (): Promise<TestCertificate> => (certificate ??= createTestCertificate());
+export const testCertificate = (): Promise<TestCertificate> =>
+  (certificate ??= createTestCertificate(['localhost', '127.0.0.1', '::1', TEST_HOST]));
 
 /** Options every engine under test needs to reach a loopback receiver. */
 export async function loopbackOptions(): Promise<{
@@ -41,15 +48,19 @@ export async function loopbackOptions(): Promise<{
 
 /**
  * A real HTTPS server on 127.0.0.1 that records every request. `answer` picks the response
- * from the request (default 200).
+ * from the request (default 200). With `hosts`, it listens on the same port of every one of
+ * those loopback addresses, and each request records the one it arrived on.
  */
-export async function startReceiver(answer: (request: ReceivedRequest) => Answer = () => 200): Promise<TestReceiver> {
+export async function startReceiver(
+  answer: (request: ReceivedRequest) => Answer = () => 200,
+  options: { readonly hosts?: readonly string[] } = {},
+): Promise<TestReceiver> {
   const { key, cert } = await testCertificate();
   const requests: ReceivedRequest[] = [];
   const counts = new Map<string, number>();
   const waiters: { n: number; resolve: () => void }[] = [];
   const hanging = new Set<ServerResponse>();
-  const server: Server = createServer({ key, cert }, (req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -58,6 +69,7 @@ export async function startReceiver(answer: (request: ReceivedRequest) => Answer
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
         at: Date.now(),
+        localAddress: req.socket.localAddress ?? '',
       };
       requests.push(received);
       const id = String(req.headers[HEADERS.webhookId]);
@@ -75,22 +87,35 @@ export async function startReceiver(answer: (request: ReceivedRequest) => Answer
       if (typeof status === 'number') respond(status);
       else setTimeout(() => respond(status.status), status.delayMs);
     });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
+  };
+  const [first = '127.0.0.1', ...others] = options.hosts ?? ['127.0.0.1'];
+  const servers: Server[] = [];
+  const listen = async (host: string, port: number) => {
+    const server = createServer({ key, cert }, handle);
+    servers.push(server);
+    server.listen(port, host);
+    await once(server, 'listening');
+    return (server.address() as AddressInfo).port;
+  };
+  const port = await listen(first, 0);
+  for (const host of others) await listen(host, port);
   return {
-    url: `https://127.0.0.1:${port}/hook`,
-    origin: `https://127.0.0.1:${port}`,
+    url: `https://${first}:${port}/hook`,
+    origin: `https://${first}:${port}`,
+    port,
     requests,
     counts,
     waitFor: (n) =>
       requests.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve })),
     close: async () => {
       for (const res of hanging) res.destroy();
-      server.closeAllConnections();
-      server.close();
-      await once(server, 'close').catch(() => undefined);
+      await Promise.all(
+        servers.map(async (server) => {
+          server.closeAllConnections();
+          server.close();
+          await once(server, 'close').catch(() => undefined);
+        }),
+      );
     },
   };
 }

@@ -21,6 +21,8 @@ interface WorkerConfig {
   readonly expectFinished?: number;
   /** Connections of this worker's pool (Postgres; default 4). */
   readonly poolSize?: number;
+  /** Answer every lookup with this address, so the receiver can tell this worker's requests apart. */
+  readonly resolveTo?: string;
 }
 
 const config = JSON.parse(process.env.KYC_WORKER ?? '{}') as WorkerConfig;
@@ -37,6 +39,9 @@ const engine = createDeliveryEngine({
   store,
   allowPrivateNetworks: ['127.0.0.0/8'],
   tls: { ca: config.ca },
+  ...(config.resolveTo !== undefined && {
+    resolver: { resolve: async () => [{ address: config.resolveTo ?? '', family: 4 as const }] },
+  }),
   concurrency: config.concurrency,
   perEndpointConcurrency: config.concurrency,
   leaseMs: config.leaseMs,
