@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { bodyParser } from '@koa/bodyparser';
 import { sampleStatusWebhook, sampleV1Webhook } from '@kyc/contracts';
 import Koa from 'koa';
 import { describe, expect, it } from 'vitest';
@@ -17,30 +18,33 @@ receiverTableSuite('Koa 3 + toKoaMiddleware', async (receiver) => {
   return { send: (delivery) => sendOverHttp(server.baseUrl, delivery), close: server.close, wire: server };
 });
 
-describe('toKoaMiddleware after a body parser', () => {
-  it('uses ctx.request.rawBody when a parser kept it, and refuses a parsed body without it', async () => {
+describe('toKoaMiddleware after a body parser (@koa/bodyparser)', () => {
+  it('uses the rawBody that @koa/bodyparser keeps, and refuses a parsed body without it', async () => {
     let runs = 0;
-    const receiver = createWebhookReceiver({ authKeys: AUTH_KEY, logger: {}, onEvent: () => void runs++ });
+    const logged: string[] = [];
+    const receiver = createWebhookReceiver({
+      authKeys: AUTH_KEY,
+      logger: { error: (message) => void logged.push(message) },
+      onEvent: () => void runs++,
+    });
     const keepRaw = { value: true };
     const app = new Koa();
-    // What koa-bodyparser does: read the stream, set request.body, and (here) keep request.rawBody.
+    app.use(bodyParser());
+    // Parsers such as koa-body (without includeUnparsed) keep no raw text: drop it to act like one.
     app.use(async (context, next) => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of context.req) chunks.push(chunk as Buffer);
-      const raw = Buffer.concat(chunks).toString('utf8');
-      const request = context.request as typeof context.request & { body?: unknown; rawBody?: string };
-      request.body = JSON.parse(raw);
-      if (keepRaw.value) request.rawBody = raw;
+      if (!keepRaw.value) Reflect.deleteProperty(context.request, 'rawBody');
       await next();
     });
     app.use(toKoaMiddleware(receiver));
     const server = await listen(createServer(app.callback()));
     try {
       expect((await sendOverHttp(server.baseUrl, authorized(sampleStatusWebhook))).status).toBe(200);
+      expect((await sendOverHttp(server.baseUrl, authorized(sampleStatusWebhook))).status).toBe(200);
       keepRaw.value = false;
       const refused = await sendOverHttp(server.baseUrl, authorized(sampleV1Webhook));
       expect(refused.status).toBe(500);
       expect(JSON.parse(refused.text).error.code).toBe('receiver_misconfigured');
+      expect(logged.join('\n')).toMatch(/already parsed by a body parser/);
       expect(runs).toBe(1);
     } finally {
       await server.close();

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import { connect } from 'node:net';
-import { sampleStatusWebhook } from '@kyc/contracts';
+import { sampleStatusWebhook, sampleV1Webhook } from '@kyc/contracts';
+import bodyParser from 'body-parser';
 import { describe, expect, it } from 'vitest';
 import { createWebhookReceiver } from '../src/index.js';
 import { toNodeHandler } from '../src/node.js';
@@ -63,18 +64,26 @@ describe('toNodeHandler edge cases (node:http)', () => {
     }
   });
 
-  it('reads an unread stream although a skipping body parser left req.body = {} (body-parser 1.x, Express 4)', async () => {
+  it('reads the stream behind body-parser 1.x (Express 4), which sets req.body = {} for a request it skipped', async () => {
     let runs = 0;
     const receiver = createWebhookReceiver({ authKeys: AUTH_KEY, logger: {}, onEvent: () => void runs++ });
     const handler = toNodeHandler(receiver);
+    // A global urlencoded parser, common in Express 4 apps: it skips a JSON delivery but sets body = {}.
+    const urlencoded = bodyParser.urlencoded({ extended: false });
+    const json = bodyParser.json();
     const server = await listen(
       createServer((request, response) => {
-        (request as typeof request & { body?: unknown }).body = {};
-        handler(request, response);
+        const parse = request.url === '/json-first' ? json : urlencoded;
+        parse(request, response, () => handler(request, response));
       }),
     );
     try {
       expect((await sendOverHttp(server.baseUrl, authorized(sampleStatusWebhook))).status).toBe(200);
+      expect(runs).toBe(1);
+      // body-parser's json() did parse it: a clear 500, at once.
+      const parsed = await sendOverHttp(server.baseUrl, { ...authorized(sampleV1Webhook), path: '/json-first' });
+      expect(parsed.status).toBe(500);
+      expect(JSON.parse(parsed.text).error.code).toBe('receiver_misconfigured');
       expect(runs).toBe(1);
     } finally {
       await server.close();
