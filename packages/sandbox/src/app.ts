@@ -1,6 +1,5 @@
 import { HEADERS } from '@kyc/contracts';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { csrf } from 'hono/csrf';
 import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
@@ -18,6 +17,7 @@ import { settingsRoutes } from './dashboard/settings-routes.js';
 import { ERROR_CODE } from './domain/enum-values.js';
 import type { SandboxLogger } from './sandbox-options.js';
 import type { SandboxService } from './sandbox-service.js';
+import { limitBody } from './server/limit-body.js';
 
 const MAX_BODY_BYTES = 256 * 1024;
 const isApi = (path: string) => path.startsWith('/api/') || path.startsWith('/sandbox/');
@@ -46,10 +46,9 @@ export function createApp(
     c.header('Cache-Control', 'no-store');
   });
   app.use(
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: (c) => apiError(c, 413, 'PAYLOAD_TOO_LARGE', `Bodies are limited to ${MAX_BODY_BYTES} bytes.`),
-    }),
+    limitBody(MAX_BODY_BYTES, (c) =>
+      apiError(c, 413, 'PAYLOAD_TOO_LARGE', `Bodies are limited to ${MAX_BODY_BYTES} bytes.`),
+    ),
   );
 
   // One throttle for the API and the dashboard: both accept the same passwords.

@@ -1,9 +1,10 @@
+import { request } from 'node:http';
 import { HEADERS } from '@kyc/contracts';
 import { createTestCertificate } from '@kyc/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DeliveryView, SANDBOX_API } from '../src/index.js';
 import { listen } from '../src/server/listen.js';
-import { AUTH_KEY, api, eventually, PASSWORD, startTestSandbox, USERNAME } from './helpers.js';
+import { AUTH_KEY, api, basicAuth, eventually, PASSWORD, startTestSandbox, USERNAME } from './helpers.js';
 
 let sandbox: Awaited<ReturnType<typeof startTestSandbox>>;
 let hostileReceiver: Awaited<ReturnType<typeof listen>>;
@@ -145,5 +146,48 @@ describe('sandbox API bad input', () => {
     const big = await api(sandbox.url, 'POST', SANDBOX_API.sessions, { raw: `{"pad":"${'x'.repeat(300 * 1024)}"}` });
     expect(big.status).toBe(413);
     expect(big.json).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE' } });
+  });
+
+  it('reads chunked bodies and bodies without a length (as curl -X POST sends), and limits them too', async () => {
+    /** A raw HTTP/1.1 request: `chunks` are written one by one, so Node sends them chunked. */
+    const send = (method: string, path: string, chunks: readonly string[] | undefined) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const { hostname, port } = new URL(sandbox.url);
+        const req = request(
+          {
+            hostname,
+            port,
+            method,
+            path,
+            headers: {
+              authorization: basicAuth(USERNAME, PASSWORD),
+              ...(chunks ? { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } : {}),
+            },
+          },
+          (res) => {
+            let body = '';
+            res.on('data', (chunk: Buffer) => {
+              body += chunk.toString();
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
+        req.on('error', reject);
+        for (const chunk of chunks ?? []) req.write(chunk);
+        req.end();
+      });
+    const created = await send('POST', SANDBOX_API.sessions, ['{"status":', '"PENDING"}']);
+    expect(created.status).toBe(201);
+    expect(JSON.parse(created.body)).toMatchObject({ state: 'IN_PROGRESS' });
+    const big = await send(
+      'POST',
+      SANDBOX_API.sessions,
+      Array.from({ length: 40 }, () => 'x'.repeat(8 * 1024)),
+    );
+    expect(big.status).toBe(413);
+    expect(JSON.parse(big.body)).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE' } });
+    const bodyless = await send('POST', `${SANDBOX_API.deliveries}/evt_unknown/redeliver`, undefined);
+    expect(bodyless.status).toBe(404);
+    expect(JSON.parse(bodyless.body)).toMatchObject({ error: { code: 'NOT_FOUND' } });
   });
 });

@@ -81,7 +81,8 @@ export async function checkEndpoint(url: string, options: CheckEndpointOptions):
   add('auth-key', key.ok, key.ok ? 'at least 16 characters and not predictable' : key.message);
 
   const checkedUrl = await validateWebhookUrl(url, allowPrivateNetworks ? { allowPrivateNetworks } : {});
-  add('https-url', checkedUrl.ok, checkedUrl.ok ? 'https, public address' : checkedUrl.message);
+  const urlNote = allowPrivateNetworks ? 'https; loopback allowed by --allow-loopback' : 'https, public address';
+  add('https-url', checkedUrl.ok, checkedUrl.ok ? urlNote : checkedUrl.message);
   if (!checkedUrl.ok) return report();
 
   const bodies = sampleBodies();
