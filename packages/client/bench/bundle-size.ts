@@ -10,8 +10,10 @@ export interface BundleReport {
   readonly gzipBytes: number;
   /** Minified bytes in the output per source package (`ky`, `zod`, `@kyc/contracts`, `@kyc/client`). */
   readonly bytesByPackage: Readonly<Record<string, number>>;
-  /** Every input file that ended up in the bundle. */
+  /** Every input file esbuild resolved, including those tree-shaken to nothing. */
   readonly inputs: readonly string[];
+  /** Minified bytes in the output per input file, for the files that kept any. */
+  readonly bytesByInput: Readonly<Record<string, number>>;
 }
 
 function packageOf(path: string): string {
@@ -49,10 +51,12 @@ export async function measureBundle(
   });
   const code = result.outputFiles[0]?.contents ?? new Uint8Array();
   const bytesByPackage: Record<string, number> = {};
+  const bytesByInput: Record<string, number> = {};
   for (const output of Object.values(result.metafile.outputs)) {
     for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
       const name = packageOf(input);
       bytesByPackage[name] = (bytesByPackage[name] ?? 0) + bytesInOutput;
+      if (bytesInOutput > 0) bytesByInput[input] = (bytesByInput[input] ?? 0) + bytesInOutput;
     }
   }
   return {
@@ -60,5 +64,6 @@ export async function measureBundle(
     gzipBytes: gzipSync(code, { level: 9 }).byteLength,
     bytesByPackage,
     inputs: Object.keys(result.metafile.inputs),
+    bytesByInput,
   };
 }

@@ -4,15 +4,15 @@
  *
  * @packageDocumentation
  */
-export type { SessionDetails } from '@kyc/contracts';
-export * from './errors.js';
+export type { SessionDetails } from '@kyc/contracts/service-api';
 export {
   DEFAULT_DEADLINE_MS,
   DEFAULT_TIMEOUT_MS,
   type KycCallOptions,
-  KycClient,
   type KycClientOptions,
-} from './kyc-client.js';
+} from './client-options.js';
+export * from './errors.js';
+export { KycClient } from './kyc-client.js';
 export {
   backoffDelayMs,
   DEFAULT_MAX_RETRIES,

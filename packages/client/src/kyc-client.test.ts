@@ -4,7 +4,6 @@ import { BASE_URL, createTestClient, PASSWORD, sampleDetails, USERNAME, useMsw }
 import {
   KycApiError,
   KycAuthenticationError,
-  KycClient,
   KycConflictError,
   KycError,
   KycInvalidRequestError,
@@ -121,6 +120,26 @@ describe('responses', () => {
     expect((error as Error).message).toContain('state');
   });
 
+  it.each([
+    [{ state: 'DONE' }, ['state'], 'expected one of IN_PROGRESS, FINISHED'],
+    [{ id: 7 }, ['id'], 'expected string, got number'],
+    [{ shortKey: '' }, ['shortKey'], 'expected length >= 1'],
+    [{ scores: { document: 1, liveness: 2, oneToOne: 3, total: 101 } }, ['scores', 'total'], 'expected value <= 100'],
+    [{ startedAt: 'yesterday-private-note' }, ['startedAt'], 'expected a valid datetime'],
+    [{ duration: 'ninety-private-note' }, ['duration'], 'expected a duration such as'],
+  ])('explains a mismatch %j by path and rule, without echoing the value', async (overrides, path, rule) => {
+    answerDetails(overrides);
+    const { client } = createTestClient();
+    const error = (await client.getSession(SESSION).catch((e: unknown) => e)) as KycResponseValidationError;
+    expect(error).toBeInstanceOf(KycResponseValidationError);
+    expect(error.issues).toHaveLength(1);
+    expect(error.issues[0]?.path).toEqual(path);
+    expect(error.issues[0]?.message).toContain(rule);
+    expect(error.message).toContain(`${path.join('.')}: ${rule}`);
+    expect(JSON.stringify(error)).not.toContain('private-note');
+    expect(error.message).not.toContain('private-note');
+  });
+
   it('rejects a 200 with a wrongly typed field', async () => {
     answerDetails({ scores: { document: 'high' } });
     const { client } = createTestClient();
@@ -173,6 +192,30 @@ describe('error statuses', () => {
     expect(error).toMatchObject({ status: 502, code: undefined, requestId: undefined, body: '<h1>Bad Gateway</h1>' });
   });
 
+  it.each([
+    [404, '{"error": {"code": "SESSION_NOT_FOUND", ', KycNotFoundError],
+    [500, '<html>Internal Server Error</html>', KycServerError],
+    [401, '', KycAuthenticationError],
+  ])(
+    'maps a %i with a malformed body to its class, keeping the text and the request id',
+    async (status, text, ErrorClass) => {
+      server.use(http.all('*', () => new HttpResponse(text, { status, headers: { 'x-request-id': 'req_bad_body' } })));
+      const { client } = createTestClient({ maxRetries: 0 });
+      const error = await client.getSession(SESSION).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ErrorClass);
+      expect(error).toMatchObject({ status, code: undefined, requestId: 'req_bad_body', body: text });
+      expect((error as Error).message).toContain('req_bad_body');
+    },
+  );
+
+  it('caps a long non-JSON error body', async () => {
+    server.use(http.all('*', () => new HttpResponse('x'.repeat(10_000), { status: 400 })));
+    const { client } = createTestClient();
+    const error = (await client.getSession(SESSION).catch((e: unknown) => e)) as KycApiError;
+    expect(typeof error.body).toBe('string');
+    expect((error.body as string).length).toBeLessThan(2100);
+  });
+
   it('does not follow a redirect (the Basic credentials must not travel to its target)', async () => {
     server.use(
       http.get(
@@ -187,37 +230,5 @@ describe('error statuses', () => {
     expect(error).toMatchObject({ status: 302 });
     expect((error as Error).message).toMatch(/redirect/);
     expect(requests.map((request) => new URL(request.url).host)).toEqual(['kyc.example.test']);
-  });
-});
-
-describe('options', () => {
-  it.each([
-    [{ baseUrl: 'kyc.example.test' }, /baseUrl/],
-    [{ baseUrl: 'ftp://kyc.example.test' }, /baseUrl/],
-    [{ baseUrl: 'https://u:p@kyc.example.test' }, /credentials/],
-    [{ baseUrl: 'https://kyc.example.test/?x=1' }, /query/],
-    [{ username: '' }, /username/],
-    [{ username: 'a:b' }, /username/],
-    [{ password: '' }, /password/],
-    [{ timeoutMs: 0 }, /timeoutMs/],
-    [{ deadlineMs: Number.NaN }, /deadlineMs/],
-    [{ maxRetries: -1 }, /maxRetries/],
-    [{ maxRetries: 1.5 }, /maxRetries/],
-    [{ headers: { 'bad header': 'x' } }, /headers/],
-  ])('refuses %j with KycInvalidRequestError', (override, message) => {
-    const create = () => new KycClient({ baseUrl: BASE_URL, username: USERNAME, password: PASSWORD, ...override });
-    expect(create).toThrow(KycInvalidRequestError);
-    expect(create).toThrow(message);
-  });
-
-  it('never repeats a baseUrl that carries credentials', () => {
-    const error = (() => {
-      try {
-        return new KycClient({ baseUrl: `https://u:${PASSWORD}@kyc.example.test`, username: 'u', password: 'p' });
-      } catch (caught) {
-        return caught;
-      }
-    })();
-    expect(String(error)).not.toContain(PASSWORD);
   });
 });

@@ -1,4 +1,10 @@
-import { apiErrorBodySchema, HEADERS, type SessionDetails, sessionDetailsSchema } from '@kyc/contracts';
+import {
+  apiErrorBodyMiniSchema,
+  HEADERS,
+  type SessionDetails,
+  sessionDetailsMiniSchema,
+} from '@kyc/contracts/service-api';
+import { describeIssue } from './describe-issue.js';
 import { createApiError, type KycError, type KycRequestInfo, KycResponseValidationError } from './errors.js';
 import type { Scrubber } from './redact.js';
 import { exceedsRetryAfterCap, isRetryableStatus, parseRetryAfterMs } from './retry-policy.js';
@@ -31,13 +37,15 @@ export function readSessionDetails({ response, text, request }: Exchange, scrub:
   let json: unknown;
   try {
     json = JSON.parse(text);
-  } catch (cause) {
+  } catch {
+    // JSON.parse's SyntaxError quotes the start of the body, which may be personal data or an
+    // echoed credential, so it is not attached as the cause; the length is enough to debug.
     throw new KycResponseValidationError(
-      `KYC API answered ${response.status} with a body that is not JSON (${describe(request, requestId)})`,
-      { reason: 'invalid_json', status: response.status, requestId, request, cause },
+      `KYC API answered ${response.status} with a body that is not JSON (${text.length} characters; ${describe(request, requestId)})`,
+      { reason: 'invalid_json', status: response.status, requestId, request },
     );
   }
-  const parsed = sessionDetailsSchema.safeParse(json);
+  const parsed = sessionDetailsMiniSchema.safeParse(json, { error: describeIssue });
   if (parsed.success) return parsed.data;
   const where = parsed.error.issues
     .slice(0, 5)
@@ -58,7 +66,7 @@ export function readFailure({ response, text, request }: Exchange, scrub: Scrubb
   const requestId = readRequestId(response, scrub);
   const retryAfterMs = parseRetryAfterMs(response.headers.get(HEADERS.retryAfter), nowMs);
   const body = scrub(parseErrorBody(text));
-  const shaped = apiErrorBodySchema.safeParse(body);
+  const shaped = apiErrorBodyMiniSchema.safeParse(body);
   const code = shaped.success ? shaped.data.error.code : undefined;
   const detail = shaped.success ? `${code}: ${shaped.data.error.message}` : statusDetail(response);
   const error = createApiError(`KYC API answered ${status} ${detail} (${describe(request, requestId)})`, {

@@ -1,4 +1,4 @@
-import { HEADERS } from '@kyc/contracts';
+import { HEADERS } from '@kyc/contracts/service-api';
 
 /** What replaces a secret wherever it would otherwise be shown. */
 export const REDACTED = '[REDACTED]';

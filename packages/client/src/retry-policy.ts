@@ -48,7 +48,9 @@ export function isRetryableStatus(status: number): boolean {
  */
 export function backoffDelayMs(retryIndex: number, random: () => number = Math.random): number {
   const ceiling = Math.min(INITIAL_RETRY_DELAY_MS * 2 ** retryIndex, MAX_RETRY_DELAY_MS);
-  const fraction = Math.min(Math.max(random(), 0), 1);
+  const drawn = random();
+  // A broken source must not turn into a NaN or negative wait; NaN waits the full ceiling.
+  const fraction = Number.isNaN(drawn) ? 1 : Math.min(Math.max(drawn, 0), 1);
   return Math.round(ceiling * fraction);
 }
 

@@ -88,6 +88,19 @@ describe('the password never leaks', () => {
     expectNoSecret(await failure(client.getSessionByDetailsUrl(`https://${USERNAME}:${PASSWORD}@evil.test/`)));
   });
 
+  it.each([
+    ['the password', PASSWORD],
+    ['the Basic header', `Basic ${TOKEN}`],
+    ['a short password', 'hunter22'],
+  ])('from a 200 whose non-JSON body is %s (JSON.parse quotes the body)', async (_label, text) => {
+    server.use(http.all('*', () => new HttpResponse(text, { status: 200 })));
+    const { client } = createTestClient({ password: text === 'hunter22' ? 'hunter22' : PASSWORD });
+    const error = await failure(client.getSession('s1'));
+    expect(error).toMatchObject({ name: 'KycResponseValidationError', reason: 'invalid_json' });
+    expectNoSecret(error);
+    for (const rendering of renderings(error)) expect(rendering).not.toContain('hunter22');
+  });
+
   it('from option errors', () => {
     for (const options of [{ timeoutMs: -1 }, { maxRetries: 99 }, { baseUrl: `https://a:${PASSWORD}@x.test` }]) {
       try {

@@ -3,8 +3,8 @@ import {
   SESSION_FINISH_PATH,
   SESSION_ID_MAX_LENGTH,
   SESSION_PATH,
-  sessionIdSchema,
-} from '@kyc/contracts';
+  sessionIdMiniSchema,
+} from '@kyc/contracts/service-api';
 import { KycInvalidRequestError } from './errors.js';
 
 /** Where the service API lives, derived once from `baseUrl`. */
@@ -57,7 +57,7 @@ export function resolveEndpoints(baseUrl: unknown): ServiceEndpoints {
  * assertSessionId('sess_1', 'sessionId') // 'sess_1'
  */
 export function assertSessionId(sessionId: unknown, argument: string): string {
-  const parsed = sessionIdSchema.safeParse(sessionId);
+  const parsed = sessionIdMiniSchema.safeParse(sessionId);
   if (!parsed.success) {
     const got = typeof sessionId === 'string' ? `a string of length ${sessionId.length}` : typeofName(sessionId);
     throw new KycInvalidRequestError(

@@ -1,5 +1,6 @@
 import { sampleSessionDetails } from '@kyc/contracts';
-import { setupServer } from 'msw/node';
+import { HttpResponse, http } from 'msw';
+import { type SetupServer, setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { KycClient, type KycClientOptions } from '../../src/index.js';
 
@@ -65,3 +66,23 @@ export function createTestClient(overrides: Partial<KycClientOptions> = {}) {
 export function sampleDetails(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return { ...structuredClone(sampleSessionDetails), ...overrides };
 }
+
+/** One answer of {@link answerInTurn}: a status (200 = session details) or a response factory. */
+export type Answer = number | (() => Response | Promise<Response>);
+
+/** Answers each request with the next of `answers`, then repeats the last. */
+export function answerInTurn(server: SetupServer, ...answers: Answer[]): void {
+  let index = 0;
+  server.use(
+    http.all('*', () => {
+      const answer = answers[Math.min(index, answers.length - 1)] ?? 200;
+      index += 1;
+      if (typeof answer === 'function') return answer();
+      if (answer === 200) return HttpResponse.json(sampleDetails());
+      return HttpResponse.json({ error: { code: 'INTERNAL', message: 'try later' } }, { status: answer });
+    }),
+  );
+}
+
+/** A sleep that ignores its signal entirely: the client must still end the wait on abort or deadline. */
+export const neverEndingSleep = (): Promise<void> => new Promise<void>(() => {});
