@@ -34,6 +34,13 @@ describe('getSessionByDetailsUrl follows', () => {
     expect(requests[0]?.headers.get('authorization')).toMatch(/^Basic /);
   });
 
+  it('treats a double-encoded dot-dot as a literal id, re-encoded (no traversal)', async () => {
+    answerDetails();
+    const { client } = createTestClient();
+    await client.getSessionByDetailsUrl(`${BASE_URL}/api/v1/kyc/session/%252e%252e`);
+    expect(requests[0]?.url).toBe(`${BASE_URL}/api/v1/kyc/session/%252e%252e`);
+  });
+
   it('accepts the detailsURL of the contract fixture when configured for its service', async () => {
     answerDetails();
     const { client } = createTestClient({ baseUrl: 'https://kyc.example.com' });
@@ -69,6 +76,15 @@ describe('getSessionByDetailsUrl refuses, sending nothing,', () => {
     ['a mixed dot-dot segment', `${BASE_URL}/api/v1/kyc/session/.%2E/s1`],
     ['an id of ..', `${BASE_URL}/api/v1/kyc/session/..`],
     ['dot segments before the base path', `${BASE_URL}/x/../api/v1/kyc/session/s1`],
+    ['an encoded single dot segment', `${BASE_URL}/api/v1/kyc/session/%2E/s1`],
+    ['an encoded dot-dot segment before the base path', `${BASE_URL}/x/%2e%2e/api/v1/kyc/session/s1`],
+    ['a trailing-dot host', `https://kyc.example.test.${path}`],
+    ['a homoglyph host', `https://kyc.exаmple.test${path}`],
+    ['the service host as a fragment after another host', `https://evil.test#@kyc.example.test${path}`],
+    ['an encoded @ in the host', `https://kyc.example.test%40evil.test${path}`],
+    ['a backslash before the host', `https:\\kyc.example.test${path}`],
+    ['an explicit https port on http', `http://kyc.example.test:443${path}`],
+    ['a data: URL', `data:text/plain,${BASE_URL}${path}`],
     ['an encoded slash', `${BASE_URL}/api/v1/kyc/session/a%2Fb`],
     ['an encoded backslash', `${BASE_URL}/api/v1/kyc/session/a%5cb`],
     ['a backslash', `${BASE_URL}\\api\\v1\\kyc\\session\\s1`],

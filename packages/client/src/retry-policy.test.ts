@@ -10,6 +10,12 @@ describe('backoffDelayMs', () => {
     expect(backoffDelayMs(3, () => 0.25)).toBe(1000);
   });
 
+  it('treats a broken random source as the full ceiling, never NaN or negative', () => {
+    expect(backoffDelayMs(0, () => Number.NaN)).toBe(500);
+    expect(backoffDelayMs(1, () => -3)).toBe(0);
+    expect(backoffDelayMs(1, () => 7)).toBe(1000);
+  });
+
   it('stays within bounds with the default random source', () => {
     for (let n = 0; n < 200; n += 1) {
       const value = backoffDelayMs(n % 8);
