@@ -7,6 +7,8 @@ const DURATION_S = 4;
 // The machine is shared: servers take turns over several rounds and the median counts.
 const ROUNDS = 3;
 const CONNECTIONS = 16;
+/** The issue's target: requests/s through toNodeHandler as a share of the bare server's. */
+const TARGET = 0.6;
 
 async function startServer(kind: string): Promise<{ port: number; child: ChildProcess }> {
   const child = spawn(
@@ -107,4 +109,10 @@ export async function runHttp(): Promise<void> {
   row('bare node:http (read body, 200)', results.bare);
   row('toNodeHandler (new event each request)', results.receiver);
   row('Octokit createNodeMiddleware', results.octokit);
+  const ratio = median(results.receiver.map((run) => run.rps)) / bare;
+  const octokit = median(results.octokit.map((run) => run.rps)) / bare;
+  console.log(
+    `→ toNodeHandler ${ratio.toFixed(2)}× the bare server (target ≥ ${TARGET}×: ${ratio >= TARGET ? 'met' : 'NOT met'}), ` +
+      `Octokit ${octokit.toFixed(2)}×`,
+  );
 }
