@@ -141,6 +141,45 @@ describe.skipIf(!available)('postgres', () => {
       }
     });
 
+    it('start() called twice at once starts one loop with one LISTEN; a start that failed can be retried', async () => {
+      const schema = uniqueSchema('restart');
+      const admin = newPool();
+      // Two connections: holding both makes the LISTEN connection impossible to get.
+      const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 2, connectionTimeoutMillis: 300 });
+      pools.push(pool);
+      const receiver = await startReceiver(() => 200);
+      const attempts = recordAttempts();
+      const engine = createDeliveryEngine({
+        store: postgresDeliveryStore({ pool, schema }),
+        ...(await loopbackOptions()),
+        pollIntervalMs: 3_600_000,
+        onAttempt: attempts.onAttempt,
+      });
+      const listening = async () =>
+        (
+          await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = $1', [
+            `LISTEN "${schema}_kyc_deliveries"`,
+          ])
+        ).rows[0]?.n;
+      try {
+        expect(await engine.getDelivery('none')).toBeUndefined(); // migrates
+        const held = [await pool.connect(), await pool.connect()];
+        await expect(engine.start()).rejects.toMatchObject({ code: 'store_error' });
+        for (const client of held) client.release();
+        await Promise.all([engine.start(), engine.start()]);
+        expect(await listening()).toBe(1);
+        const { id } = await engine.enqueue({ url: receiver.url, body: bodyFor('restart-1') });
+        await attempts.waitFor(1, 10_000);
+        expect(attempts.events[0]).toMatchObject({ deliveryId: id, state: 'delivered' });
+        await Promise.all([engine.stop(), engine.stop()]);
+        expect(await listening()).toBe(0);
+      } finally {
+        await engine.stop();
+        await receiver.close();
+        await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      }
+    });
+
     it('refuses a transaction that is not a pg client with a typed error', async () => {
       const schema = uniqueSchema('badtx');
       const pool = newPool();

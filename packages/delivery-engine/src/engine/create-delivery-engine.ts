@@ -76,6 +76,8 @@ export function createDeliveryEngine<Transaction = never>(
   let loop: Promise<void> | undefined;
   let unsubscribe: (() => Promise<void>) | undefined;
   let migrated: Promise<void> | undefined;
+  let starting: Promise<void> | undefined;
+  let stopping: Promise<void> | undefined;
 
   const ready = () => {
     migrated ??= store.migrate().catch((error: unknown) => {
@@ -203,32 +205,45 @@ export function createDeliveryEngine<Transaction = never>(
       return { id: delivery.id, created };
     },
 
-    async start() {
-      if (running) return;
-      await ready();
-      abort = new AbortController();
-      // Every attempt in flight listens on this one signal; the count is bounded by `concurrency`.
-      setMaxListeners(resolved.concurrency + 10, abort.signal);
-      running = true;
-      if (store.subscribe !== undefined) unsubscribe = await store.subscribe(() => wakeup.wake());
-      loop = run();
+    start() {
+      // Two overlapping calls share one start: a second loop would double every claim.
+      starting ??= (async () => {
+        await stopping;
+        if (running) return;
+        await ready();
+        // Subscribed before `running`: if LISTEN fails, start() rejects and may simply be called again.
+        if (store.subscribe !== undefined) unsubscribe = await store.subscribe(() => wakeup.wake());
+        abort = new AbortController();
+        // Every attempt in flight listens on this one signal; the count is bounded by `concurrency`.
+        setMaxListeners(resolved.concurrency + 10, abort.signal);
+        running = true;
+        loop = run();
+      })().finally(() => {
+        starting = undefined;
+      });
+      return starting;
     },
 
     async stop(stopOptions) {
       const graceMs = checkGrace(stopOptions, resolved.deadlineMs);
-      if (!running) return;
+      await starting?.catch(() => undefined);
+      // A second stop() waits for the first to finish draining rather than returning early.
+      if (!running) return stopping;
       running = false;
-      wakeup.wake();
-      await loop;
-      const drained = Promise.all(unfinished);
-      const timer = new AbortController();
-      await Promise.race([drained, systemClock.sleep(graceMs, timer.signal)]);
-      timer.abort();
-      abort.abort();
-      await Promise.all(unfinished);
-      await sender.close();
-      await unsubscribe?.();
-      unsubscribe = undefined;
+      stopping = (async () => {
+        wakeup.wake();
+        await loop;
+        const drained = Promise.all(unfinished);
+        const timer = new AbortController();
+        await Promise.race([drained, systemClock.sleep(graceMs, timer.signal)]);
+        timer.abort();
+        abort.abort();
+        await Promise.all(unfinished);
+        await sender.close();
+        await unsubscribe?.();
+        unsubscribe = undefined;
+      })();
+      return stopping;
     },
 
     async getDelivery(id) {
