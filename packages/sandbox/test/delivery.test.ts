@@ -56,6 +56,37 @@ describe('delivery, retry and redelivery through the sandbox', () => {
     expect(receiver.events.filter((e) => e.sessionId === id)).toHaveLength(1);
   });
 
+  it('keeps the Auth Key an event was queued with: a redelivery after a key change still carries the old key', async () => {
+    const created = await api(sandbox.url, 'POST', SANDBOX_API.sessions, { body: {} });
+    const oldId = (created.json as { id: string }).id;
+    await api(sandbox.url, 'POST', '/api/v1/kyc/session/finish', { body: { sessionId: oldId } });
+    const old = await eventually(async () => {
+      const view = await deliveryOf(oldId);
+      return view.state === 'delivered' ? view : undefined;
+    });
+    const newKey = 'rotated-key-Vb7Qw3Zr9Lp2Xk5N';
+    await api(sandbox.url, 'PUT', SANDBOX_API.settings, { body: { webhookUrl: receiver.url, authKey: newKey } });
+    try {
+      expect((await api(sandbox.url, 'POST', `${SANDBOX_API.deliveries}/${old.eventId}/redeliver`)).status).toBe(202);
+      const next = await api(sandbox.url, 'POST', SANDBOX_API.sessions, { body: {} });
+      const newId = (next.json as { id: string }).id;
+      await api(sandbox.url, 'POST', '/api/v1/kyc/session/finish', { body: { sessionId: newId } });
+      const keysSeen = await eventually(() => {
+        const oldKeys = receiver.requests
+          .filter((r) => r.body.includes(oldId))
+          .map((r) => r.headers.get('authorization'));
+        const newKeys = receiver.requests
+          .filter((r) => r.body.includes(newId))
+          .map((r) => r.headers.get('authorization'));
+        return oldKeys.length >= 2 && newKeys.length >= 1 ? { oldKeys, newKeys } : undefined;
+      });
+      expect(new Set(keysSeen.oldKeys)).toEqual(new Set([`Bearer ${AUTH_KEY}`]));
+      expect(keysSeen.newKeys[0]).toBe(`Bearer ${newKey}`);
+    } finally {
+      await api(sandbox.url, 'PUT', SANDBOX_API.settings, { body: { webhookUrl: receiver.url, authKey: AUTH_KEY } });
+    }
+  });
+
   it('refuses to redeliver an unknown delivery (404)', async () => {
     const answer = await api(sandbox.url, 'POST', `${SANDBOX_API.deliveries}/evt_unknown/redeliver`);
     expect(answer.status).toBe(404);
