@@ -60,6 +60,8 @@ describe('getSession', () => {
     ['../x', '..%2Fx'],
     ['sesión-ü-🙂', encodeURIComponent('sesión-ü-🙂')],
     ['a b?c#d', 'a%20b%3Fc%23d'],
+    ['%2e%2e', '%252e%252e'],
+    ['a\\b', 'a%5Cb'],
   ])('GETs the session URL with the id %j percent-encoded', async (id, encoded) => {
     answerDetails();
     const { client } = createTestClient();
@@ -89,6 +91,8 @@ describe('getSession', () => {
     ['x'.repeat(257), 'too long'],
     ['.', 'a dot segment'],
     ['..', 'a dot-dot segment'],
+    ['a\uD800b', 'a lone high surrogate'],
+    ['\uDC00', 'a lone low surrogate'],
   ])('rejects the id %j (%s) before any request', async (id, _label) => {
     const { client } = createTestClient();
     const error = await client.getSession(id as string).catch((e: unknown) => e);

@@ -48,10 +48,13 @@ export function resolveEndpoints(baseUrl: unknown): ServiceEndpoints {
   };
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /**
  * Checks a session id before it goes into a request: a non-empty string within the contract's
- * length limit, and not `.` or `..` (a URL parser would treat those path segments as
- * "this/parent folder" even when percent-encoded, so they cannot be sent safely).
+ * length limit, not `.` or `..` (a URL parser would treat those path segments as
+ * "this/parent folder" even when percent-encoded, so they cannot be sent safely), and
+ * well-formed Unicode.
  *
  * @example
  * assertSessionId('sess_1', 'sessionId') // 'sess_1'
@@ -67,6 +70,13 @@ export function assertSessionId(sessionId: unknown, argument: string): string {
   }
   if (parsed.data === '.' || parsed.data === '..') {
     throw new KycInvalidRequestError('invalid_session_id', `${argument} must not be "." or ".." (a URL dot segment)`);
+  }
+  if (LONE_SURROGATE.test(parsed.data)) {
+    // encodeURIComponent throws a URIError on these, and no URL can carry them.
+    throw new KycInvalidRequestError(
+      'invalid_session_id',
+      `${argument} must be well-formed Unicode (no lone surrogate)`,
+    );
   }
   return parsed.data;
 }
