@@ -7,7 +7,7 @@ import {
 import { describeIssue } from './describe-issue.js';
 import { createApiError, type KycError, type KycRequestInfo, KycResponseValidationError } from './errors.js';
 import type { Scrubber } from './redact.js';
-import { exceedsRetryAfterCap, isRetryableStatus, parseRetryAfterMs } from './retry-policy.js';
+import { exceedsRetryAfterCap, isRetryableStatus, MAX_RETRY_AFTER_SECONDS, parseRetryAfterMs } from './retry-policy.js';
 
 // Enough of a non-JSON error page (a proxy's HTML) to recognise it, not enough to flood logs.
 const ERROR_TEXT_MAX_CHARS = 2048;
@@ -69,7 +69,14 @@ export function readFailure({ response, text, request }: Exchange, scrub: Scrubb
   const shaped = apiErrorBodyMiniSchema.safeParse(body);
   const code = shaped.success ? shaped.data.error.code : undefined;
   const detail = shaped.success ? `${code}: ${shaped.data.error.message}` : statusDetail(response);
-  const error = createApiError(`KYC API answered ${status} ${detail} (${describe(request, requestId)})`, {
+  const retryable = isRetryableStatus(status);
+  const overCap = retryAfterMs !== undefined && exceedsRetryAfterCap(retryAfterMs);
+  // Say why a retryable answer was not retried, so nobody wonders where the retries went.
+  const capNote =
+    retryable && overCap
+      ? `; Retry-After asked for ${Math.ceil(retryAfterMs / 1000)} s, more than the ${MAX_RETRY_AFTER_SECONDS} s the client waits, so it was not retried`
+      : '';
+  const error = createApiError(`KYC API answered ${status} ${detail} (${describe(request, requestId)})${capNote}`, {
     status,
     code,
     requestId,
@@ -77,8 +84,7 @@ export function readFailure({ response, text, request }: Exchange, scrub: Scrubb
     request,
     retryAfterMs,
   });
-  const overCap = retryAfterMs !== undefined && exceedsRetryAfterCap(retryAfterMs);
-  return { error, retryable: isRetryableStatus(status) && !overCap, retryAfterMs };
+  return { error, retryable: retryable && !overCap, retryAfterMs };
 }
 
 // Even a header can echo what it was sent.

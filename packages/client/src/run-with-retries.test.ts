@@ -129,6 +129,7 @@ describe('Retry-After', () => {
     const error = await client.getSession(SESSION).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(KycRateLimitError);
     expect(error).toMatchObject({ status: 429, retryAfterMs: 120_000, code: 'RATE_LIMITED' });
+    expect((error as Error).message).toMatch(/Retry-After asked for 120 s, more than the 60 s the client waits/);
     expect(requests).toHaveLength(1);
     expect(delays).toEqual([]);
   });
