@@ -114,6 +114,8 @@ describe.skipIf(!(await chromiumAvailable()))('dashboard in Chromium', () => {
     await expect(section.locator('.delivery-state').textContent()).resolves.toBe('delivered');
     await expect(section.locator('tr.attempt .outcome').allTextContents()).resolves.toEqual(['delivered']);
     await expect(section.locator('tr.attempt .status').allTextContents()).resolves.toEqual(['200']);
+    await expect(section.locator('tr.attempt .latency').textContent()).resolves.toMatch(/^\d+ ms$/);
+    await expect(section.locator('tr.attempt .response').textContent()).resolves.toContain('"received":true');
     await shot('04-delivered');
 
     await section.locator('button', { hasText: 'Redeliver' }).click();
@@ -124,6 +126,8 @@ describe.skipIf(!(await chromiumAvailable()))('dashboard in Chromium', () => {
       await page.reload();
     }
     await expect(attempts.locator('.outcome').allTextContents()).resolves.toEqual(['delivered', 'delivered']);
+    // The receiver's answer to the redelivery, shown in the dashboard, says it was a duplicate.
+    await expect(attempts.nth(1).locator('.response').textContent()).resolves.toContain('"duplicate":true');
     await shot('05-redelivered');
     expect(receiver.requests.filter((r) => r.body.includes(sessionId))).toHaveLength(2);
     expect(receiver.events.filter((e) => e.sessionId === sessionId)).toHaveLength(1);

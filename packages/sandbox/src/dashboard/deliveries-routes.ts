@@ -17,7 +17,7 @@ ${view.attempts.map(
   (
     a,
   ) => html`<tr class="attempt"><td>${a.attempt}</td><td>${a.round}</td><td>${a.at}</td><td class="outcome">${a.outcome}</td>
-<td class="status">${a.status ?? '—'}</td><td>${a.latencyMs} ms</td><td><pre>${(a.responseSnippet ?? a.error ?? '').slice(0, 500)}</pre></td></tr>`,
+<td class="status">${a.status ?? '—'}</td><td class="latency">${a.latencyMs} ms</td><td class="response"><pre>${(a.responseSnippet ?? a.error ?? '').slice(0, 500)}</pre></td></tr>`,
 )}</table>
 ${
   canRedeliver
