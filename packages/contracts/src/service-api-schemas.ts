@@ -16,7 +16,9 @@ import { DURATION_MESSAGE, DURATION_PATTERN, HTTP_URL_MESSAGE, HTTP_URL_PATTERN 
  * 34 KB (gzip) of zod, these about 7 KB. They accept and reject exactly what `sessionDetailsSchema`
  * and `apiErrorBodySchema` do, with the same issue paths and codes, and infer the same types
  * (`service-api-schemas.test.ts` holds them equal). Without a zod locale loaded, issue messages
- * read "Invalid input"; pass `{ error: z.locales.en().localeError }` to a parse for English ones.
+ * read "Invalid input": pass an error map to the parse (`@kyc/client` has a small one), or
+ * `{ error: en().localeError }` with `import { en } from 'zod/locales'` (+1 KB gzip; reaching it
+ * through the `z.locales` namespace bundles every locale).
  */
 
 const scoreMiniSchema = z.number().check(z.gte(SCORE_MIN), z.lte(SCORE_MAX));
