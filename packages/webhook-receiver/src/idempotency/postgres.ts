@@ -64,7 +64,8 @@ interface Row {
  * An idempotency store in Postgres, shared by every replica. A claim is one
  * `INSERT … ON CONFLICT DO UPDATE … WHERE expired`, so of many racing receivers exactly one
  * wins; an expired claim or record is taken over the same way. Times are epoch milliseconds
- * from `now` (inject a clock in tests). Create the table with {@link createIdempotencyTable}.
+ * from `now` (inject a clock in tests), so replicas sharing a table need clocks that agree to
+ * well within the lease (NTP does). Create the table with {@link createIdempotencyTable}.
  *
  * @example
  * import pg from 'pg';
