@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createDeliveryEngine, createManualClock, sqliteDeliveryStore, WORKER_LOST_OUTCOME } from '../src/index.js';
-import { bodyFor, recordAttempts } from './support/attempts.js';
+import { bodyFor, pause, recordAttempts } from './support/attempts.js';
 import { loopbackOptions, startReceiver } from './support/receiver.js';
 
 const T0 = Date.parse('2026-11-22T06:00:00.000Z');
@@ -64,5 +64,72 @@ describe('leases', () => {
     // Released: due again at its old time, not after a lease.
     expect(record?.nextAttemptAt).toBe(created);
     await receiver.close();
+  });
+
+  it('stop() lets an attempt in flight finish within the grace period and records it', async () => {
+    const receiver = await startReceiver(() => ({ status: 200, delayMs: 300 }));
+    const engine = createDeliveryEngine({
+      store: sqliteDeliveryStore({ path: ':memory:' }),
+      ...(await loopbackOptions()),
+    });
+    await engine.start();
+    const { id } = await engine.enqueue({ url: receiver.url, body: bodyFor('stop-2') });
+    await receiver.waitFor(1);
+    await engine.stop({ graceMs: 10_000 });
+    expect(await engine.getDelivery(id)).toMatchObject({ state: 'delivered', attempts: 1 });
+    expect(receiver.requests).toHaveLength(1);
+    await receiver.close();
+  });
+
+  it('survives an async onAttempt hook that rejects, and logs it', async () => {
+    const receiver = await startReceiver(() => 200);
+    const warnings: string[] = [];
+    const attempts = recordAttempts();
+    const engine = createDeliveryEngine({
+      store: sqliteDeliveryStore({ path: ':memory:' }),
+      ...(await loopbackOptions()),
+      onAttempt: async (event) => {
+        attempts.onAttempt(event);
+        throw new Error('hook broke');
+      },
+      logger: { warn: (message) => warnings.push(message) },
+    });
+    try {
+      await engine.start();
+      for (let i = 0; i < 3; i++) await engine.enqueue({ url: receiver.url, body: bodyFor(`hook-${i}`) });
+      await attempts.waitFor(3);
+      await pause(20);
+      expect(warnings.filter((w) => w.includes('onAttempt'))).toHaveLength(3);
+    } finally {
+      await engine.stop();
+      await receiver.close();
+    }
+  });
+
+  it('holds no timer per delivery waiting for a retry', async () => {
+    const receiver = await startReceiver(() => 503);
+    const attempts = recordAttempts();
+    const engine = createDeliveryEngine({
+      store: sqliteDeliveryStore({ path: ':memory:' }),
+      ...(await loopbackOptions()),
+      concurrency: 16,
+      perEndpointConcurrency: 16,
+      onAttempt: attempts.onAttempt,
+    });
+    const timers = () => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
+    try {
+      await engine.start();
+      await pause(50);
+      const before = timers();
+      for (let i = 0; i < 300; i++) await engine.enqueue({ url: receiver.url, body: bodyFor(`timer-${i}`) });
+      await attempts.waitFor(300);
+      await pause(50);
+      // 300 deliveries now wait a minute for their retry; the engine still sleeps on one timer.
+      expect(attempts.events.every((e) => e.state === 'pending' && e.nextAttemptAt !== undefined)).toBe(true);
+      expect(timers() - before).toBeLessThanOrEqual(2);
+    } finally {
+      await engine.stop();
+      await receiver.close();
+    }
   });
 });

@@ -56,8 +56,11 @@ export interface DeliveryEngineOptions<Transaction = never> {
   readonly signing?: { readonly secret: string };
   /** After this many lost leases in a row a delivery's attempt is recorded as `worker_lost` (default 3). */
   readonly maxWorkerLosses?: number;
-  /** Called after every recorded attempt. Errors it throws are logged and ignored. */
-  readonly onAttempt?: (event: AttemptEvent) => void;
+  /**
+   * Called after every recorded attempt. It is not awaited; errors it throws (or, for an async
+   * hook, rejections) are logged and ignored.
+   */
+  readonly onAttempt?: (event: AttemptEvent) => void | Promise<void>;
   readonly logger?: DeliveryEngineLogger;
 }
 

@@ -23,7 +23,7 @@ export interface AttemptContext {
   readonly send: SendFunction;
   readonly options: ResolvedOptions;
   readonly signingSecret: string | undefined;
-  readonly onAttempt: ((event: AttemptEvent) => void) | undefined;
+  readonly onAttempt: ((event: AttemptEvent) => void | Promise<void>) | undefined;
   readonly logger: DeliveryEngineLogger | undefined;
   /** Aborted when `stop()` gives up waiting: the claim is then released, not recorded. */
   readonly abort: AbortSignal;
@@ -60,7 +60,10 @@ export async function runAttempt(ctx: AttemptContext, claim: DeliveryClaim, sent
     result = await ctx.send({ url: claim.url, headers, body: claim.body }, ctx.abort);
   }
   sent();
-  if (ctx.abort.aborted && !workerLost) {
+  // Aborted by stop() before the exchange ended: give the claim back unrecorded. An exchange
+  // that finished before the abort (any other outcome) is recorded like any other, so a 200
+  // that arrived just in time is not sent again.
+  if (ctx.abort.aborted && !workerLost && result.outcome === 'timeout') {
     await ctx.store.release(claim).catch((error: unknown) => {
       ctx.logger?.warn?.('could not release a claim on stop; it is retried when its lease ends', {
         deliveryId: claim.id,
@@ -103,16 +106,21 @@ export async function runAttempt(ctx: AttemptContext, claim: DeliveryClaim, sent
     });
     return;
   }
+  const hookFailed = (error: unknown) => {
+    ctx.logger?.warn?.('onAttempt hook threw; ignored', { deliveryId: claim.id, error: describe(error) });
+  };
   try {
-    ctx.onAttempt?.({
+    const returned: unknown = ctx.onAttempt?.({
       deliveryId: claim.id,
       url: claim.url,
       attempt: record,
       state: transition.state,
       nextAttemptAt: transition.nextAttemptAt,
     });
+    // An async hook's rejection would otherwise be unhandled and, by Node's default, end the process.
+    if (returned instanceof Promise) returned.catch(hookFailed);
   } catch (error) {
-    ctx.logger?.warn?.('onAttempt hook threw; ignored', { deliveryId: claim.id, error: describe(error) });
+    hookFailed(error);
   }
 }
 
