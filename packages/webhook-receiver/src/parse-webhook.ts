@@ -56,7 +56,10 @@ function toText(body: unknown): string {
     try {
       return decoder.decode(body);
     } catch (cause) {
-      throw new WebhookError('invalid_encoding', 'The webhook body is not valid UTF-8.', { cause });
+      throw new WebhookError('invalid_encoding', 'The webhook body is not valid UTF-8.', {
+        cause,
+        issues: [{ path: [], message: 'not valid UTF-8' }],
+      });
     }
   }
   if (typeof body === 'object' && body !== null && !ArrayBuffer.isView(body)) {
@@ -65,11 +68,13 @@ function toText(body: unknown): string {
       `The webhook body was already parsed into ${describeType(body)}: a JSON body parser ran before the receiver. ` +
         'Pass the raw body (string, Uint8Array or ArrayBuffer) instead: mount the receiver before the JSON parser, ' +
         `or use express.raw({ type: '${JSON_CONTENT_TYPE}' }) on the webhook route.`,
+      { issues: [{ path: [], message: `already parsed into ${describeType(body)}; the raw body is required` }] },
     );
   }
   throw new WebhookError(
     'invalid_body_type',
     `The webhook body must be a string, Uint8Array or ArrayBuffer, got ${describeType(body)}.`,
+    { issues: [{ path: [], message: `expected a string, Uint8Array or ArrayBuffer, got ${describeType(body)}` }] },
   );
 }
 
