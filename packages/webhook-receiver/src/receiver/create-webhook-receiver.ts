@@ -60,14 +60,16 @@ async function receive(options: ResolvedOptions, input: ReceiverInput): Promise<
 
   const webhookId = headerOf(input, HEADERS.webhookId);
   if (options.signatures !== undefined) {
-    const signature = await options.signatures.verify(
-      {
-        id: webhookId,
-        timestamp: headerOf(input, HEADERS.webhookTimestamp),
-        signature: headerOf(input, HEADERS.webhookSignature),
-      },
-      body,
-    );
+    const headers = {
+      id: webhookId,
+      timestamp: headerOf(input, HEADERS.webhookTimestamp),
+      signature: headerOf(input, HEADERS.webhookSignature),
+    };
+    // Web Crypto rejecting (a runtime without HMAC, say) must refuse the delivery, never crash the request.
+    const signature = await options.signatures.verify(headers, body).catch((error: unknown) => {
+      logger.error?.('signature verification failed to run', errorFields(error));
+      return { ok: false, code: 'invalid_signature' } as const;
+    });
     if (!signature.ok) return reject(401, signature.code);
   }
 

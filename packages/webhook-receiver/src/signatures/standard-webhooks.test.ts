@@ -1,6 +1,6 @@
 import { HEADERS, sampleStatusWebhook } from '@kyc/contracts';
 import { Webhook } from 'standardwebhooks';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AUTH_KEY } from '../../test/support/receiver-table.js';
 import { createWebhookReceiver } from '../index.js';
 import { createStandardWebhooksVerifier } from './standard-webhooks.js';
@@ -101,5 +101,38 @@ describe('Standard Webhooks interop (signatures made by the standardwebhooks pac
     expect(runs).toBe(0);
     expect((await deliver(sign(SECRET, 'msg_9', new Date()))).status).toBe(200);
     expect(runs).toBe(1);
+  });
+
+  it('answers 401 (not a crash) when Web Crypto itself fails during verification', async () => {
+    let runs = 0;
+    const logged: string[] = [];
+    const receiver = createWebhookReceiver({
+      authKeys: AUTH_KEY,
+      signingSecrets: SECRET,
+      logger: { error: (message) => void logged.push(message) },
+      onEvent: () => void runs++,
+    });
+    const signed = sign(SECRET, 'msg_10', new Date());
+    // Fault injection: the platform's HMAC fails once (as on a runtime without it).
+    const verify = vi.spyOn(crypto.subtle, 'verify').mockRejectedValueOnce(new Error('HMAC unavailable'));
+    try {
+      const response = await receiver.handle(
+        new Request('http://r.test/', {
+          method: 'POST',
+          body,
+          headers: {
+            [HEADERS.authorization]: `Bearer ${AUTH_KEY}`,
+            [HEADERS.webhookId]: signed.id,
+            [HEADERS.webhookTimestamp]: signed.timestamp,
+            [HEADERS.webhookSignature]: signed.signature,
+          },
+        }),
+      );
+      expect(response.status).toBe(401);
+      expect(runs).toBe(0);
+      expect(logged).toEqual(['signature verification failed to run']);
+    } finally {
+      verify.mockRestore();
+    }
   });
 });
