@@ -1,4 +1,5 @@
 import { HEADERS, sampleStatusWebhook } from '@kyc/contracts';
+import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it, vi } from 'vitest';
 import { AUTH_KEY } from '../../test/support/receiver-table.js';
@@ -62,6 +63,29 @@ describe('Standard Webhooks interop (signatures made by the standardwebhooks pac
       ok: false,
       code: 'missing_signature',
     });
+  });
+
+  it('never throws and never accepts forged headers (property)', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.option(fc.string({ maxLength: 40 }), { nil: undefined }),
+        fc.oneof(fc.constant(String(now)), fc.string({ maxLength: 20 }), fc.integer().map(String)),
+        fc.oneof(
+          fc.string({ maxLength: 200 }),
+          fc.uint8Array({ minLength: 32, maxLength: 32 }).map((mac) => `v1,${btoa(String.fromCharCode(...mac))}`),
+          fc
+            .array(fc.base64String({ maxLength: 60 }), { maxLength: 12 })
+            .map((list) => list.map((entry) => `v1,${entry}`).join(' ')),
+        ),
+        fc.uint8Array({ maxLength: 300 }),
+        async (id, timestamp, signature, payload) => {
+          const result = await verifier.verify({ id, timestamp, signature }, payload);
+          expect(result.ok).toBe(false);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('refuses a secret that is not base64 without echoing it', () => {
