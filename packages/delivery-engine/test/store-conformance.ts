@@ -100,6 +100,28 @@ export function storeConformance(name: string, open: () => Promise<ConformanceFi
       expect(await store.nextDueAt([])).toBe(T0 + 10 + LEASE);
     });
 
+    it('claims at most each origin room when asked, so a backlog of one endpoint does not fill the claim', async () => {
+      const b = { url: 'https://b.example/x', origin: 'https://b.example' };
+      const c = { url: 'https://c.example/x', origin: 'https://c.example' };
+      for (let i = 0; i < 6; i++) await store.insert(delivery(`a${i}`, { createdAt: T0 + i }));
+      for (let i = 0; i < 3; i++) await store.insert(delivery(`b${i}`, { ...b, createdAt: T0 + 10 + i }));
+      for (let i = 0; i < 3; i++) await store.insert(delivery(`c${i}`, { ...c, createdAt: T0 + 20 + i }));
+      const first = await store.claim({
+        now: T0 + 100,
+        limit: 12,
+        leaseMs: LEASE,
+        excludeOrigins: [],
+        maxPerOrigin: 2,
+        // One attempt to b.example is already in flight here: room for one more.
+        busyOrigins: [['https://b.example', 1]],
+      });
+      expect(first.map((claimed) => claimed.id)).toEqual(['a0', 'a1', 'b0', 'c0', 'c1']);
+      // The rows left out were not leased: they are claimable at once.
+      const rest = await store.claim({ now: T0 + 100, limit: 12, leaseMs: LEASE, excludeOrigins: [] });
+      expect(rest.map((claimed) => claimed.id)).toEqual(['a2', 'a3', 'a4', 'a5', 'b1', 'b2', 'c2']);
+      expect(rest.every((claimed) => claimed.lostLeases === 0)).toBe(true);
+    });
+
     it('gives a claim to exactly one of two concurrent claimers', async () => {
       const another = await fixture.openAnother();
       for (let i = 0; i < 40; i++) await store.insert(delivery(`c${i}`, { createdAt: T0 + i }));

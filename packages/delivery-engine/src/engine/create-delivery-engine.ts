@@ -107,12 +107,14 @@ export function createDeliveryEngine<Transaction = never>(
       limit: free,
       leaseMs: resolved.leaseMs,
       excludeOrigins: limiter.saturated(),
+      maxPerOrigin: resolved.perEndpointConcurrency,
+      busyOrigins: limiter.busy(),
     });
     const ctx = context();
     for (const claim of claims) {
       if (!limiter.tryAcquire(claim.origin)) {
-        // Several due deliveries of one busy endpoint came in one batch: give the surplus back
-        // (no lost lease) so it does not wait in memory holding a lease.
+        // A store that ignores `maxPerOrigin` may return more of one endpoint than fits: give
+        // the surplus back (no lost lease) so it does not wait in memory holding a lease.
         await store.release(claim).catch((error: unknown) => {
           logger?.warn?.('could not release a surplus claim; it is retried when its lease ends', {
             deliveryId: claim.id,

@@ -7,6 +7,8 @@ export interface EndpointLimiter {
   release(origin: string): void;
   /** Origins at their limit now. */
   saturated(): string[];
+  /** Origins below their limit with attempts in flight, and how many. */
+  busy(): [origin: string, inFlight: number][];
 }
 
 export function createEndpointLimiter(perEndpoint: number): EndpointLimiter {
@@ -28,6 +30,11 @@ export function createEndpointLimiter(perEndpoint: number): EndpointLimiter {
       const full: string[] = [];
       for (const [origin, count] of active) if (count >= perEndpoint) full.push(origin);
       return full;
+    },
+    busy() {
+      const partly: [string, number][] = [];
+      for (const [origin, count] of active) if (count < perEndpoint) partly.push([origin, count]);
+      return partly;
     },
   };
 }

@@ -169,15 +169,32 @@ export function postgresDeliveryStore(options: PostgresDeliveryStoreOptions): De
     async claim(r) {
       const result = await query(
         'claim',
-        `WITH c AS (SELECT id FROM ${t.deliveries}
-                     WHERE state = 'pending' AND next_attempt_at <= $1 AND NOT (origin = ANY($4::text[]))
-                     ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+        // The oldest due rows nobody holds, then at most each origin's room among them: window
+        // functions may not sit beside FOR UPDATE, so they rank the locked candidates a level up.
+        `WITH cand AS (SELECT id, origin, next_attempt_at FROM ${t.deliveries}
+                        WHERE state = 'pending' AND next_attempt_at <= $1 AND NOT (origin = ANY($4::text[]))
+                        ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED),
+              busy AS (SELECT * FROM unnest($6::text[], $7::int[]) AS b(origin, n)),
+              c AS (SELECT r.id FROM (SELECT id, origin, next_attempt_at,
+                                             row_number() OVER (PARTITION BY origin ORDER BY next_attempt_at) AS n
+                                        FROM cand) r
+                      LEFT JOIN busy b ON b.origin = r.origin
+                     WHERE r.n <= $5 - coalesce(b.n, 0)
+                     ORDER BY r.next_attempt_at LIMIT $3)
          UPDATE ${t.deliveries} d
             SET lost_leases = d.lost_leases + d.leased, leased = 1, lease_token = d.lease_token + 1,
                 due_at = d.next_attempt_at, next_attempt_at = $2
            FROM c WHERE d.id = c.id
          RETURNING ${claimColumns}`,
-        [r.now, r.now + r.leaseMs, r.limit, r.excludeOrigins],
+        [
+          r.now,
+          r.now + r.leaseMs,
+          r.limit,
+          r.excludeOrigins,
+          r.maxPerOrigin ?? r.limit,
+          (r.busyOrigins ?? []).map(([origin]) => origin),
+          (r.busyOrigins ?? []).map(([, inFlight]) => inFlight),
+        ],
       );
       return result.rows.map(toClaim).sort((a, b) => a.dueAt - b.dueAt);
     },

@@ -102,10 +102,20 @@ export function sqliteDeliveryStore(options: SqliteDeliveryStoreOptions): Delive
     `UPDATE ${t.deliveries}
         SET lost_leases = lost_leases + leased, leased = 1, lease_token = lease_token + 1,
             due_at = next_attempt_at, next_attempt_at = @leaseUntil
-      WHERE id IN (SELECT id FROM ${t.deliveries}
-                    WHERE state = 'pending' AND next_attempt_at <= @now
-                      AND origin NOT IN (SELECT value FROM json_each(@exclude))
-                    ORDER BY next_attempt_at LIMIT @limit)
+      WHERE id IN (
+        -- The oldest due rows, then at most each origin's room among them.
+        SELECT r.id FROM (
+          SELECT id, origin, next_attempt_at,
+                 row_number() OVER (PARTITION BY origin ORDER BY next_attempt_at) AS n
+            FROM (SELECT id, origin, next_attempt_at FROM ${t.deliveries}
+                   WHERE state = 'pending' AND next_attempt_at <= @now
+                     AND origin NOT IN (SELECT value FROM json_each(@exclude))
+                   ORDER BY next_attempt_at LIMIT @limit)
+        ) r
+        LEFT JOIN (SELECT json_extract(value, '$[0]') AS origin, json_extract(value, '$[1]') AS busy
+                     FROM json_each(@busy)) b ON b.origin = r.origin
+        WHERE r.n <= @perOrigin - coalesce(b.busy, 0)
+        ORDER BY r.next_attempt_at LIMIT @limit)
       RETURNING ${CLAIM_COLUMNS}`,
   );
   const complete = db.prepare(
@@ -212,6 +222,8 @@ export function sqliteDeliveryStore(options: SqliteDeliveryStoreOptions): Delive
             leaseUntil: r.now + r.leaseMs,
             limit: r.limit,
             exclude: JSON.stringify(r.excludeOrigins),
+            perOrigin: r.maxPerOrigin ?? r.limit,
+            busy: JSON.stringify(r.busyOrigins ?? []),
           })
           .map(toClaim)
           // RETURNING keeps no order; the engine starts the oldest due first.

@@ -119,6 +119,14 @@ export interface ClaimRequest {
   readonly leaseMs: number;
   /** Origins already at their concurrency limit in this process: not claimed now. */
   readonly excludeOrigins: readonly string[];
+  /**
+   * At most this many deliveries of one origin in this claim (the per-endpoint limit), fewer
+   * for an origin listed in `busyOrigins`. Without it a backlog of one endpoint would fill the
+   * whole claim, and the engine would have to give most of it straight back.
+   */
+  readonly maxPerOrigin?: number;
+  /** Origins with attempts in flight in this process, and how many: their room is `maxPerOrigin` minus that. */
+  readonly busyOrigins?: readonly (readonly [origin: string, inFlight: number])[];
 }
 
 /** Outcome of {@link DeliveryStore.redeliver}. */
