@@ -43,6 +43,10 @@ describe('createWebhookReceiver options', () => {
     [{ authKeys: AUTH_KEY, maxBodyBytes: 0 }, /maxBodyBytes/],
     [{ authKeys: AUTH_KEY, handlerTimeoutMs: -1 }, /handlerTimeoutMs/],
     [{ authKeys: AUTH_KEY, onEvent: 'nope' }, /onEvent/],
+    [{ authKeys: AUTH_KEY, handlerTimeoutMs: 2 ** 31 }, /handlerTimeoutMs must be a positive integer of at most/],
+    [{ authKeys: AUTH_KEY, idempotencyLeaseMs: 1.5 }, /idempotencyLeaseMs/],
+    [{ authKeys: AUTH_KEY, idempotencyStore: { claim: () => undefined } }, /idempotencyStore must implement/],
+    [{ authKeys: AUTH_KEY, idempotencyStore: new Map() }, /idempotencyStore must implement/],
   ])('refuses bad options %#', (options, message) => {
     expect(() => createWebhookReceiver({ onEvent, ...options } as never)).toThrow(message);
   });

@@ -38,11 +38,28 @@ function invalid(message: string): never {
   throw new WebhookError('invalid_option', `createWebhookReceiver: ${message}`);
 }
 
-function positive(name: string, value: unknown, fallback: number): number {
+/** Longest delay a timer takes: past it `setTimeout` fires at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+function positive(name: string, value: unknown, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0)
-    invalid(`${name} must be a positive integer.`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > max)
+    invalid(`${name} must be a positive integer${max === Number.MAX_SAFE_INTEGER ? '' : ` of at most ${max}`}.`);
   return value;
+}
+
+function storeOf(options: WebhookReceiverOptions): IdempotencyStore {
+  const store: unknown = options.idempotencyStore;
+  if (store === undefined) return memoryIdempotencyStore();
+  const methods = store as Partial<Record<keyof IdempotencyStore, unknown>>;
+  const complete =
+    typeof store === 'object' &&
+    store !== null &&
+    ['claim', 'complete', 'release'].every((name) => typeof methods[name as keyof IdempotencyStore] === 'function');
+  if (!complete || (methods.extend !== undefined && typeof methods.extend !== 'function')) {
+    invalid('idempotencyStore must implement IdempotencyStore (claim, complete, release, optionally extend).');
+  }
+  return store as IdempotencyStore;
 }
 
 function resolveKeys(options: WebhookReceiverOptions): readonly string[] | undefined {
@@ -84,12 +101,13 @@ export function resolveOptions(options: WebhookReceiverOptions): ResolvedOptions
   return {
     authKeys,
     onEvent: options.onEvent,
-    store: options.idempotencyStore ?? memoryIdempotencyStore(),
+    store: storeOf(options),
     maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
     strict: options.strict === true,
-    handlerTimeoutMs: positive('handlerTimeoutMs', options.handlerTimeoutMs, DEFAULT_HANDLER_TIMEOUT_MS),
+    handlerTimeoutMs: positive('handlerTimeoutMs', options.handlerTimeoutMs, DEFAULT_HANDLER_TIMEOUT_MS, MAX_TIMER_MS),
     ttlMs: positive('idempotencyTtlMs', options.idempotencyTtlMs, DEFAULT_IDEMPOTENCY_TTL_MS),
-    leaseMs: positive('idempotencyLeaseMs', options.idempotencyLeaseMs, DEFAULT_IDEMPOTENCY_LEASE_MS),
+    // The lease is renewed on a timer every third of it.
+    leaseMs: positive('idempotencyLeaseMs', options.idempotencyLeaseMs, DEFAULT_IDEMPOTENCY_LEASE_MS, MAX_TIMER_MS),
     signatures:
       secrets === undefined
         ? undefined
