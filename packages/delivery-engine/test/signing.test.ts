@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import { HEADERS } from '@kyc/contracts';
+import { createStandardWebhooksVerifier } from '@kyc/webhook-receiver';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDeliveryEngine, type DeliveryEngine, sqliteDeliveryStore } from '../src/index.js';
+import { bodyFor, recordAttempts } from './support/attempts.js';
+import { loopbackOptions, type ReceivedRequest, startReceiver, type TestReceiver } from './support/receiver.js';
+
+const secret = () => `whsec_${randomBytes(32).toString('base64')}`;
+const ENGINE_SECRET = secret();
+const ENDPOINT_SECRET = secret();
+
+let receiver: TestReceiver;
+let engine: DeliveryEngine;
+const attempts = recordAttempts();
+
+beforeAll(async () => {
+  receiver = await startReceiver(() => 200);
+  engine = createDeliveryEngine({
+    store: sqliteDeliveryStore({ path: ':memory:' }),
+    ...(await loopbackOptions()),
+    signing: { secret: ENGINE_SECRET },
+    onAttempt: attempts.onAttempt,
+  });
+  await engine.start();
+});
+afterAll(async () => {
+  await engine.stop();
+  await receiver.close();
+});
+
+const signatureOf = (request: ReceivedRequest | undefined) => ({
+  id: String(request?.headers[HEADERS.webhookId]),
+  timestamp: String(request?.headers[HEADERS.webhookTimestamp]),
+  signature: String(request?.headers[HEADERS.webhookSignature]),
+});
+
+describe('opt-in Standard Webhooks signing', () => {
+  it("is verified by the receiver package's verifier, with the engine secret or an endpoint's own", async () => {
+    const plain = await engine.enqueue({ url: receiver.url, body: bodyFor('sig-1') });
+    const own = await engine.enqueue({ url: receiver.url, body: bodyFor('sig-2'), signingSecret: ENDPOINT_SECRET });
+    await attempts.waitFor(2);
+    const byId = (id: string) => receiver.requests.find((r) => r.headers[HEADERS.webhookId] === id);
+    const bytes = (request: ReceivedRequest | undefined) => new TextEncoder().encode(request?.body);
+
+    const engineVerifier = createStandardWebhooksVerifier(ENGINE_SECRET);
+    const endpointVerifier = createStandardWebhooksVerifier(ENDPOINT_SECRET);
+    const first = byId(plain.id);
+    const second = byId(own.id);
+    expect(await engineVerifier.verify(signatureOf(first), bytes(first))).toEqual({ ok: true });
+    expect(await endpointVerifier.verify(signatureOf(second), bytes(second))).toEqual({ ok: true });
+    // Each event is signed with its own secret only.
+    expect(await endpointVerifier.verify(signatureOf(first), bytes(first))).toMatchObject({ ok: false });
+    expect(await engineVerifier.verify(signatureOf(second), bytes(second))).toMatchObject({ ok: false });
+    // A changed body no longer verifies.
+    expect(await engineVerifier.verify(signatureOf(first), new TextEncoder().encode(`${first?.body} `))).toMatchObject({
+      ok: false,
+      code: 'invalid_signature',
+    });
+    // The endpoint secret is never readable back.
+    expect(JSON.stringify(await engine.getDelivery(own.id))).not.toContain(ENDPOINT_SECRET.slice(6, 20));
+  });
+
+  it('signs nothing without a secret', async () => {
+    const seen = recordAttempts();
+    const local = createDeliveryEngine({
+      store: sqliteDeliveryStore({ path: ':memory:' }),
+      ...(await loopbackOptions()),
+      onAttempt: seen.onAttempt,
+    });
+    await local.start();
+    const { id } = await local.enqueue({ url: receiver.url, body: bodyFor('sig-3') });
+    await seen.waitFor(1);
+    await local.stop();
+    const request = receiver.requests.find((r) => r.headers[HEADERS.webhookId] === id);
+    expect(request?.headers[HEADERS.webhookSignature]).toBeUndefined();
+    expect(request?.headers[HEADERS.webhookTimestamp]).toMatch(/^\d+$/);
+  });
+});
