@@ -108,7 +108,8 @@ describe('createWebhookReceiver options', () => {
   });
 
   describe('a handler that outlives its claim lease', () => {
-    const LEASE_MS = 600;
+    // Renewed every 400 ms: the 409 survives an event-loop stall of up to 800 ms on a loaded machine.
+    const LEASE_MS = 1200;
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
     /** One slow delivery (503), a redelivery after two leases, then the first handler ends. */
