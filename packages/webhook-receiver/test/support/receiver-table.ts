@@ -237,13 +237,27 @@ export function receiverTableSuite(name: string, mount: Mount): void {
       expect(calls).toHaveLength(1);
     });
 
-    it('50 concurrent identical deliveries → the handler runs once; the others get 409 or 200', async () => {
-      const { calls, send } = await start({}, () => new Promise((resolve) => setTimeout(resolve, 50)));
-      const replies = await Promise.all(Array.from({ length: 50 }, () => send(authorized(sampleStatusWebhook))));
+    it('50 concurrent identical deliveries → the handler runs once; the 49 others get 409 + Retry-After', async () => {
+      // The one run holds on until the 49 others were answered: each of them met the claim in progress.
+      const othersAnswered = deferred();
+      const { calls, send } = await start({ handlerTimeoutMs: 15_000 }, () => othersAnswered.promise);
+      let answered = 0;
+      const replies = await Promise.all(
+        Array.from({ length: 50 }, async () => {
+          const reply = await send(authorized(sampleStatusWebhook));
+          if (++answered === 49) othersAnswered.resolve();
+          return reply;
+        }),
+      );
       expect(calls).toHaveLength(1);
-      const statuses = replies.map((reply) => reply.status);
-      expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(1);
-      expect(statuses.every((status) => status === 200 || status === 409)).toBe(true);
+      expect(replies.map((reply) => reply.status).sort()).toEqual([200, ...Array.from({ length: 49 }, () => 409)]);
+      for (const reply of replies.filter((each) => each.status === 409)) {
+        expect(Number(reply.headers.get(HEADERS.retryAfter))).toBeGreaterThanOrEqual(1);
+      }
+      expect(JSON.parse((await send(authorized(sampleStatusWebhook))).text)).toEqual({
+        received: true,
+        duplicate: true,
+      });
     });
   });
 }
