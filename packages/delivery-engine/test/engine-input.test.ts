@@ -2,9 +2,11 @@ import { DEFAULT_MAX_BODY_BYTES } from '@kyc/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createDeliveryEngine,
+  createManualClock,
   type DeliveryEngine,
   DeliveryEngineError,
   type DeliveryEngineOptions,
+  parseIp,
   sqliteDeliveryStore,
   validateAuthKey,
 } from '../src/index.js';
@@ -165,6 +167,15 @@ describe('stores and validators', () => {
     expect(() => sqliteDeliveryStore(undefined as never)).toThrow(DeliveryEngineError);
     expect(() => sqliteDeliveryStore({ path: 42 as never })).toThrow(/path/);
     expect(() => sqliteDeliveryStore({ path: '/nonexistent-dir/x/y.db' })).toThrow(DeliveryEngineError);
+  });
+
+  it('createManualClock and parseIp answer bad input without a crash', () => {
+    expect(() => createManualClock(Number.NaN)).toThrow(DeliveryEngineError);
+    const clock = createManualClock(0);
+    expect(() => clock.advance(Number.NaN)).toThrow(/advance/);
+    expect(() => clock.set('soon' as never)).toThrow(/set/);
+    expect(clock.now()).toBe(0);
+    for (const value of [undefined, null, 42, {}]) expect(parseIp(value as never)).toBeUndefined();
   });
 
   it('validateAuthKey never throws on odd options', () => {

@@ -1,3 +1,4 @@
+import { DeliveryEngineError } from '../delivery-engine-error.js';
 import type { Clock } from './clock.js';
 
 /** A {@link Clock} that only moves when told to. */
@@ -27,7 +28,16 @@ interface Sleeper {
  * ```
  */
 export function createManualClock(startMs = 0): ManualClock {
-  let now = startMs;
+  const finite = (name: string, value: number) => {
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      throw new DeliveryEngineError(
+        'invalid_option',
+        `createManualClock: ${name} must be a finite number of milliseconds`,
+      );
+    }
+    return value;
+  };
+  let now = finite('startMs', startMs);
   let sleepers: Sleeper[] = [];
   const wake = () => {
     const due = sleepers.filter((s) => s.until <= now);
@@ -54,11 +64,11 @@ export function createManualClock(startMs = 0): ManualClock {
         sleepers.push(sleeper);
       }),
     advance(ms) {
-      now += Math.max(0, ms);
+      now += Math.max(0, finite('advance(ms)', ms));
       wake();
     },
     set(epochMs) {
-      now = Math.max(now, epochMs);
+      now = Math.max(now, finite('set(epochMs)', epochMs));
       wake();
     },
     get sleepers() {

@@ -1,5 +1,6 @@
 import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS_MS } from '@kyc/contracts';
 import { describe, expect, it } from 'vitest';
+import { DeliveryEngineError } from '../delivery-engine-error.js';
 import { planNextAttempt } from './schedule.js';
 
 describe('planNextAttempt', () => {
@@ -33,5 +34,16 @@ describe('planNextAttempt', () => {
       Math.floor(first + first * 0.2 * 0.999999),
     );
     expect(planNextAttempt('server_error', 1, 0, { jitter: 5, random: () => 2 }).nextAttemptAt).toBe(first * 2);
+  });
+
+  it('refuses an attempt number or time that is not one, with a typed error', () => {
+    for (const [attempt, at] of [
+      [0, 5],
+      [1.5, 5],
+      [Number.NaN, 5],
+      [1, Number.NaN],
+    ] as const) {
+      expect(() => planNextAttempt('server_error', attempt, at)).toThrow(DeliveryEngineError);
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS_MS } from '@kyc/contracts';
+import { DeliveryEngineError } from '../delivery-engine-error.js';
 import type { AttemptTransition } from '../store/store.js';
 
 /** Options of {@link planNextAttempt}. */
@@ -26,6 +27,12 @@ export function planNextAttempt(
   finishedAt: number,
   options: ScheduleOptions = {},
 ): AttemptTransition {
+  if (!Number.isInteger(roundAttempt) || roundAttempt < 1) {
+    throw new DeliveryEngineError('invalid_option', 'planNextAttempt: roundAttempt must be an integer from 1');
+  }
+  if (!Number.isFinite(finishedAt)) {
+    throw new DeliveryEngineError('invalid_option', 'planNextAttempt: finishedAt must be epoch milliseconds');
+  }
   if (outcome === 'delivered') return { state: 'delivered', nextAttemptAt: undefined, finishedAt };
   const delay = WEBHOOK_RETRY_DELAYS_MS[roundAttempt - 1];
   if (roundAttempt >= WEBHOOK_MAX_ATTEMPTS || delay === undefined) {

@@ -22,6 +22,7 @@ export interface ParsedIp {
  * ```
  */
 export function parseIp(text: string): ParsedIp | undefined {
+  if (typeof text !== 'string') return undefined;
   let value = text;
   if (value.startsWith('[') && value.endsWith(']')) value = value.slice(1, -1);
   if (isIPv4(value)) return { ip: ipaddr.IPv4.parse(value) };
