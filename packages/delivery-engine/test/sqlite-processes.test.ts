@@ -1,0 +1,62 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createDeliveryEngine, sqliteDeliveryStore } from '../src/index.js';
+import { bodyFor } from './support/attempts.js';
+import { startReceiver, TEST_HOST, testCertificate } from './support/receiver.js';
+import { spawnWorker } from './support/spawn-worker.js';
+
+const EVENTS = 200;
+// Each worker dials the receiver on its own loopback address: the receiver can tell them apart.
+const ADDRESSES = ['127.0.0.1', '127.0.0.2'];
+
+const dir = mkdtempSync(join(tmpdir(), 'kyc-sqlite-processes-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('two processes sharing one SQLite file', () => {
+  it('share the queue and send every event exactly once', { timeout: 90_000 }, async () => {
+    const receiver = await startReceiver(() => ({ status: 200, delayMs: 5 + Math.floor(Math.random() * 20) }), {
+      hosts: ADDRESSES,
+    });
+    const path = join(dir, 'shared.db');
+    const store = sqliteDeliveryStore({ path });
+    const enqueuer = createDeliveryEngine({
+      store,
+      allowPrivateNetworks: ['127.0.0.0/8'],
+      resolver: { resolve: async () => [{ address: '127.0.0.1', family: 4 }] },
+    });
+    const url = `https://${TEST_HOST}:${receiver.port}/hook`;
+    const config = {
+      store: 'sqlite',
+      path,
+      ca: (await testCertificate()).cert,
+      concurrency: 8,
+      leaseMs: 10_000,
+      deadlineMs: 5_000,
+      expectFinished: EVENTS,
+    };
+    try {
+      const workers = ADDRESSES.map((resolveTo) => spawnWorker({ ...config, resolveTo }));
+      // Queued once both are polling the file, so neither can finish the work before the other starts.
+      await Promise.all(workers.map((worker) => worker.started));
+      const ids: string[] = [];
+      for (let i = 0; i < EVENTS; i++) ids.push((await enqueuer.enqueue({ url, body: bodyFor(`share-${i}`) })).id);
+      for (const worker of workers) expect(await worker.exited, worker.stderr()).toBe(0);
+      for (const id of ids) {
+        const record = await enqueuer.getDelivery(id);
+        expect(record?.state, id).toBe('delivered');
+        expect(record?.attemptLog, id).toHaveLength(1);
+        expect(receiver.counts.get(id), id).toBe(1);
+      }
+      expect(receiver.requests).toHaveLength(EVENTS);
+      // Both processes took part (the file is shared, not owned by whoever opened it first).
+      for (const address of ADDRESSES) {
+        expect(receiver.requests.filter((r) => r.localAddress === address).length, address).toBeGreaterThan(0);
+      }
+    } finally {
+      await receiver.close();
+      await store.close();
+    }
+  });
+});
