@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { WEBHOOK_MAX_ATTEMPTS } from '@kyc/contracts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDeliveryEngine, sqliteDeliveryStore } from '../src/index.js';
 import { bodyFor, pause } from './support/attempts.js';
@@ -8,8 +9,13 @@ import { startReceiver, testCertificate } from './support/receiver.js';
 import { spawnWorker, type Worker } from './support/spawn-worker.js';
 
 const EVENTS = 300;
+// Every third event goes to an endpoint that always answers 500: it must end `failed` after
+// exactly four recorded attempts, whatever the kills did in between.
+const failing = (i: number) => i % 3 === 2;
 const KILLS = 6;
 const CONCURRENCY = 8;
+// The workers' clock runs 1000× fast, so the 1 + 5 + 15 minute schedule takes 1.3 s of wall time.
+const FACTOR = 1000;
 
 const dir = mkdtempSync(join(tmpdir(), 'kyc-crash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,13 +25,17 @@ describe('crash safety over SQLite', () => {
     timeout: 120_000,
   }, async () => {
     // Answers take 5–30 ms so kills land while attempts are in flight.
-    const receiver = await startReceiver(() => ({ status: 200, delayMs: 5 + Math.floor(Math.random() * 25) }));
+    const receiver = await startReceiver((request) => ({
+      status: request.path === '/fail' ? 500 : 200,
+      delayMs: 5 + Math.floor(Math.random() * 25),
+    }));
     const path = join(dir, 'crash.db');
     const store = sqliteDeliveryStore({ path });
     const enqueuer = createDeliveryEngine({ store, allowPrivateNetworks: ['127.0.0.0/8'] });
     const ids: string[] = [];
     for (let i = 0; i < EVENTS; i++) {
-      ids.push((await enqueuer.enqueue({ url: receiver.url, body: bodyFor(`crash-${i}`) })).id);
+      const url = failing(i) ? `${receiver.origin}/fail` : receiver.url;
+      ids.push((await enqueuer.enqueue({ url, body: bodyFor(`crash-${i}`) })).id);
     }
 
     const config = {
@@ -33,10 +43,12 @@ describe('crash safety over SQLite', () => {
       path,
       ca: (await testCertificate()).cert,
       concurrency: CONCURRENCY,
-      leaseMs: 1500,
+      timeScale: { factor: FACTOR, anchor: Date.now() },
+      // Engine time: 1.5 s of wall time, beyond the 1 s (wall time) deadline.
+      leaseMs: 1500 * FACTOR,
       deadlineMs: 1000,
-      // Several kills can hit the same delivery; the worker_lost cap (tested in engine-leases)
-      // would then push it a real minute out, longer than this suite should run.
+      // Several kills can hit the same delivery; the worker_lost cap (tested in worker-loss)
+      // would then add a worker_lost row to the log this test checks exactly.
       maxWorkerLosses: 20,
     };
     let kills = 0;
@@ -58,26 +70,40 @@ describe('crash safety over SQLite', () => {
     }
 
     let lost = 0;
-    for (const id of ids) {
+    for (const [i, id] of ids.entries()) {
       const record = await enqueuer.getDelivery(id);
-      // Every event ends delivered (the receiver always answers 200 in time)…
-      expect(record?.state, id).toBe('delivered');
+      const log = record?.attemptLog ?? [];
+      if (failing(i)) {
+        // Ends failed after exactly the four attempts of the schedule, all recorded (each a
+        // 500, or a timeout if this shared machine stalled an answer past the 1 s deadline)…
+        expect(record?.state, id).toBe('failed');
+        expect(log, id).toHaveLength(WEBHOOK_MAX_ATTEMPTS);
+        expect(
+          log.every((a) => a.outcome === 'server_error' || a.outcome === 'timeout'),
+          id,
+        ).toBe(true);
+      } else {
+        // …or delivered, with exactly one recorded success…
+        expect(record?.state, id).toBe('delivered');
+        expect(log.filter((a) => a.outcome === 'delivered')).toHaveLength(1);
+      }
+      // …and every receipt beyond the recorded attempts is one whose process was killed
+      // before it could record it (no log row): nothing else sends twice.
       const received = receiver.counts.get(id) ?? 0;
-      // …was received at least once, and each extra receipt is an attempt that never got
-      // recorded because its process was killed (no log row): nothing else sends twice.
-      expect(received, id).toBeGreaterThanOrEqual(1);
-      const logged = record?.attemptLog.length ?? 0;
-      expect(record?.attemptLog.filter((a) => a.outcome === 'delivered')).toHaveLength(1);
-      expect(received - logged, id).toBeGreaterThanOrEqual(0);
-      lost += received - logged;
+      expect(received - log.length, id).toBeGreaterThanOrEqual(0);
+      lost += received - log.length;
     }
-    const duplicates = receiver.requests.length - EVENTS;
+    const recorded = (await Promise.all(ids.map((id) => enqueuer.getDelivery(id)))).reduce(
+      (sum, record) => sum + (record?.attemptLog.length ?? 0),
+      0,
+    );
+    const duplicates = receiver.requests.length - recorded;
     expect(duplicates).toBe(lost);
     expect(kills).toBeGreaterThan(0);
     // Per kill: attempts in flight plus those sent whose result was still being written.
     expect(lost).toBeLessThanOrEqual(kills * 2 * CONCURRENCY);
     console.info(
-      `crash test: ${EVENTS} events, ${kills} SIGKILLs, ${duplicates} duplicate receipts (in flight at a kill)`,
+      `crash test: ${EVENTS} events (${ids.filter((_, i) => failing(i)).length} to a failing endpoint), ${kills} SIGKILLs, ${duplicates} unrecorded receipts (in flight at a kill)`,
     );
     await receiver.close();
     await store.close();

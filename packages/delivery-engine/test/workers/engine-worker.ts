@@ -4,7 +4,7 @@
  * delivery is pending any more (and `expectFinished` exist). The parent kills it with SIGKILL at random moments.
  */
 import pg from 'pg';
-import { createDeliveryEngine, type DeliveryStore, sqliteDeliveryStore } from '../../src/index.js';
+import { type Clock, createDeliveryEngine, type DeliveryStore, sqliteDeliveryStore } from '../../src/index.js';
 import { postgresDeliveryStore } from '../../src/postgres.js';
 
 interface WorkerConfig {
@@ -23,6 +23,29 @@ interface WorkerConfig {
   readonly poolSize?: number;
   /** Answer every lookup with this address, so the receiver can tell this worker's requests apart. */
   readonly resolveTo?: string;
+  /**
+   * Run the engine's clock this many times faster than the wall clock, from `anchor` (epoch ms,
+   * the same in every worker so they agree on the time), so the 21-minute schedule fits a test.
+   */
+  readonly timeScale?: { readonly factor: number; readonly anchor: number };
+}
+
+/** Engine time = anchor + wall time since anchor × factor; a sleep of `ms` engine time waits ms / factor. */
+function scaledClock({ factor, anchor }: { factor: number; anchor: number }): Clock {
+  return {
+    now: () => anchor + (Date.now() - anchor) * factor,
+    sleep: (ms, signal) =>
+      new Promise<void>((resolve) => {
+        if (signal.aborted) return resolve();
+        const done = () => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', done);
+          resolve();
+        };
+        const timer = setTimeout(done, Math.min(Math.max(0, ms / factor), 2 ** 31 - 1));
+        signal.addEventListener('abort', done, { once: true });
+      }),
+  };
 }
 
 const config = JSON.parse(process.env.KYC_WORKER ?? '{}') as WorkerConfig;
@@ -39,6 +62,7 @@ const engine = createDeliveryEngine({
   store,
   allowPrivateNetworks: ['127.0.0.0/8'],
   tls: { ca: config.ca },
+  ...(config.timeScale !== undefined && { clock: scaledClock(config.timeScale) }),
   ...(config.resolveTo !== undefined && {
     resolver: { resolve: async () => [{ address: config.resolveTo ?? '', family: 4 as const }] },
   }),
@@ -47,7 +71,8 @@ const engine = createDeliveryEngine({
   leaseMs: config.leaseMs,
   deadlineMs: config.deadlineMs,
   ...(config.maxWorkerLosses !== undefined && { maxWorkerLosses: config.maxWorkerLosses }),
-  pollIntervalMs: 100,
+  // In engine time: a scaled clock polls as often in wall time as an unscaled one.
+  pollIntervalMs: 100 * (config.timeScale?.factor ?? 1),
   logger: { error: (message, fields) => console.error(message, fields) },
 });
 
