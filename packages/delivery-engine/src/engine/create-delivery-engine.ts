@@ -8,7 +8,7 @@ import { type DeliveryEngineOptions, resolveOptions } from './options.js';
 import { prepareEvent, type WebhookEvent } from './prepare-event.js';
 import { type AttemptContext, describe, runAttempt } from './run-attempt.js';
 import { createSender } from './sender.js';
-import { checkUrlAtEnqueue } from './url-check.js';
+import { createUrlCheck } from './url-check.js';
 import { createWakeup } from './wakeup.js';
 
 /** What `enqueue` resolves with once the event is stored. */
@@ -67,6 +67,7 @@ export function createDeliveryEngine<Transaction = never>(
   const limiter = createEndpointLimiter(resolved.perEndpointConcurrency);
   const wakeup = createWakeup();
   const sender = createSender(options, resolved.deadlineMs);
+  const checkUrl = createUrlCheck(options);
   /** Attempts holding a concurrency slot: from claim until the HTTP exchange ends. */
   const inFlight = new Set<symbol>();
   /** Every attempt not yet finished, recording included: what `stop()` waits for. */
@@ -190,7 +191,7 @@ export function createDeliveryEngine<Transaction = never>(
       if (insertOptions !== undefined && (insertOptions === null || typeof insertOptions !== 'object')) {
         throw new DeliveryEngineError('invalid_option', 'enqueue: options must be an object such as { transaction }');
       }
-      const url = await checkUrlAtEnqueue(event.url, options);
+      const url = await checkUrl(event.url);
       const delivery = prepareEvent(event, url, clock.now());
       await ready();
       const { created } = await store.insert(delivery, insertOptions);

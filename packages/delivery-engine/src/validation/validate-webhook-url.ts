@@ -48,8 +48,12 @@ export async function validateWebhookUrl(
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
     return { ok: false, code: 'invalid_option', message: 'timeoutMs must be a positive number of milliseconds' };
   }
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const signal = options.signal === undefined ? timeout : AbortSignal.any([options.signal, timeout]);
+  if (options.signal?.aborted) return { ok: false, code: 'aborted', message: 'validation was aborted before it began' };
+  // Made only when a name is looked up: an IP-literal URL costs no timer.
+  const signal = () => {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    return options.signal === undefined ? timeout : AbortSignal.any([options.signal, timeout]);
+  };
   const result = await vetUrl(url, {
     policy,
     resolver: options.resolver ?? systemResolver,
