@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createDeliveryEngine, createManualClock, sqliteDeliveryStore, WORKER_LOST_OUTCOME } from '../src/index.js';
 import { bodyFor, pause, recordAttempts } from './support/attempts.js';
@@ -130,6 +134,40 @@ describe('leases', () => {
     } finally {
       await engine.stop();
       await receiver.close();
+    }
+  });
+
+  it('survives a stored row it cannot send (a corrupt signing secret): logs it, keeps the delivery', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kyc-corrupt-'));
+    const path = join(dir, 'corrupt.db');
+    const receiver = await startReceiver(() => 200);
+    const errors: string[] = [];
+    const store = sqliteDeliveryStore({ path });
+    const engine = createDeliveryEngine({
+      store,
+      ...(await loopbackOptions()),
+      logger: { error: (message) => errors.push(message) },
+    });
+    try {
+      const { id } = await engine.enqueue({
+        url: receiver.url,
+        body: bodyFor('corrupt-1'),
+        signingSecret: `whsec_${Buffer.alloc(24, 7).toString('base64')}`,
+      });
+      // Another tool (or an older engine) left a secret this engine cannot use.
+      const raw = new Database(path);
+      raw.prepare('UPDATE deliveries SET signing_secret = ? WHERE id = ?').run('not-a-secret', id);
+      raw.close();
+      await engine.start();
+      for (let i = 0; i < 200 && errors.length === 0; i++) await pause(10);
+      expect(errors[0]).toMatch(/attempt failed unexpectedly/);
+      expect(receiver.requests).toHaveLength(0);
+      expect(await engine.getDelivery(id)).toMatchObject({ state: 'pending', attempts: 0 });
+    } finally {
+      await engine.stop();
+      await receiver.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

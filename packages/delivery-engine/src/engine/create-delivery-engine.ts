@@ -133,10 +133,20 @@ export function createDeliveryEngine<Transaction = never>(
         limiter.release(claim.origin);
         wakeup.wake();
       };
-      const task: Promise<void> = runAttempt(ctx, claim, freeSlot).finally(() => {
-        freeSlot();
-        unfinished.delete(task);
-      });
+      const task: Promise<void> = runAttempt(ctx, claim, freeSlot)
+        // runAttempt handles every expected failure; anything else (a corrupt stored secret, a
+        // bug) must not become an unhandled rejection that ends the process: the lease ends
+        // and the delivery is tried again.
+        .catch((error: unknown) => {
+          logger?.error?.('attempt failed unexpectedly; the delivery is retried when its lease ends', {
+            deliveryId: claim.id,
+            error: describe(error),
+          });
+        })
+        .finally(() => {
+          freeSlot();
+          unfinished.delete(task);
+        });
       unfinished.add(task);
     }
     return claims.length > 0 && inFlight.size < resolved.concurrency;
