@@ -21,7 +21,13 @@ describe('toNodeHandler over node:http (property)', () => {
         state.fail = input.handlerFails;
         const init: RequestInit = { method: input.verb, headers: headersOf(input) };
         if (input.verb !== 'GET') init.body = input.payload as BodyInit;
-        const response = await fetch(`${server.baseUrl}/webhooks/kyc`, init);
+        const response = await fetch(`${server.baseUrl}/webhooks/kyc`, init).catch((error: unknown) => {
+          // Name the network-level cause, so a failure here is diagnosable from the fast-check report.
+          const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+          throw new Error(
+            `fetch failed (${cause}) for ${input.verb} with headers ${Object.keys(input.extra).join(',')}`,
+          );
+        });
         checkAnswer(input, response.status, await response.text(), state.runs);
         totalRuns += state.runs;
       }),
