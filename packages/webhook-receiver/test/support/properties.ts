@@ -52,10 +52,22 @@ export const trial = fc.record({
   handlerFails: fc.boolean(),
 });
 
+const FRAMING = [
+  'content-length',
+  'transfer-encoding',
+  'host',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'expect',
+  'authorization',
+];
+
 export function headersOf({ authorization, extra }: Trial): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(extra)) {
-    if (!['content-length', 'transfer-encoding', 'host', 'connection', 'authorization'].includes(name)) {
+    // Framing headers are the HTTP client's to set (fetch refuses expect, upgrade, keep-alive, connection).
+    if (!FRAMING.includes(name)) {
       headers.set(name, value);
     }
   }
