@@ -66,7 +66,8 @@ const FRAMING = [
 export function headersOf({ authorization, extra }: Trial): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(extra)) {
-    // Framing headers are the HTTP client's to set (fetch refuses expect, upgrade, keep-alive, connection).
+    // Framing headers are the HTTP client's to set (fetch refuses expect, upgrade, keep-alive, connection);
+    // authorization comes from the trial itself.
     if (!FRAMING.includes(name)) {
       headers.set(name, value);
     }
