@@ -1,14 +1,18 @@
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createTestCertificate } from '@kyc/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SANDBOX_API } from '../src/index.js';
+import { createSandbox, SANDBOX_API } from '../src/index.js';
 import { listen } from '../src/server/listen.js';
 import { spawnCli } from './cli-process.js';
-import { AUTH_KEY, api, PASSWORD, startTestReceiver, tempDir, USERNAME } from './helpers.js';
+import { AUTH_KEY, api, basicAuth, PASSWORD, startTestReceiver, tempDir, USERNAME } from './helpers.js';
 
 const dir = tempDir('kyc-sandbox-cli-');
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
+const tsxBin = fileURLToPath(new URL('../../../node_modules/.bin/tsx', import.meta.url));
 afterAll(() => dir.remove());
 
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at /);
@@ -177,6 +181,40 @@ describe('kyc-sandbox user add', () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/already exists/);
     expect(again.stdout + again.stderr).not.toContain(password);
+  });
+});
+
+describe('kyc-sandbox user add at a terminal', () => {
+  it('asks for the password without echoing it, and stores it', async () => {
+    const dataDir = join(dir.path, 'tty');
+    const password = 'typed at a terminal 42';
+    // `script` (util-linux) gives the CLI a real pseudo-terminal, as a person typing would.
+    const command = `${tsxBin} --conditions=@kyc/source src/cli.ts user add tty-user --data-dir ${dataDir}`;
+    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: packageDir, stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      // Type only once the prompt is there: the terminal is then no longer echoing.
+      if (output.includes('Password') && !child.stdin.writableEnded) child.stdin.end(`${password}\r`);
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    clearTimeout(timer);
+    expect(output).toMatch(/Password \(not shown\): /);
+    expect(output).toMatch(/user "tty-user" added/);
+    expect(output).not.toContain(password);
+    expect(code).toBe(0);
+    const sandbox = await createSandbox({ dataDir });
+    try {
+      const answer = await sandbox.fetch(
+        new Request('http://sandbox.test/sandbox/settings', {
+          headers: { authorization: basicAuth('tty-user', password) },
+        }),
+      );
+      expect(answer.status).toBe(200);
+    } finally {
+      await sandbox.close();
+    }
   });
 });
 

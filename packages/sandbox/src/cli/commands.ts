@@ -5,7 +5,7 @@ import { checkEndpoint, formatCheckReport } from '../check/check-endpoint.js';
 import { createSandbox } from '../create-sandbox.js';
 import { startSandbox } from '../start-sandbox.js';
 import { CliError } from './cli-error.js';
-import { readFirstLine } from './read-stdin.js';
+import { readFirstLine, readHiddenLine } from './read-stdin.js';
 
 /** Where the CLI writes; injectable so commands are testable in-process too. */
 export interface CliIo {
@@ -105,6 +105,16 @@ export async function startCommand(args: string[], io: CliIo): Promise<void> {
   io.out('stopped\n');
 }
 
+/** A password typed at a terminal (not echoed), or the first line of piped stdin. */
+async function readPassword(io: CliIo): Promise<string> {
+  if (!process.stdin.isTTY) return readFirstLine();
+  io.err('Password (not shown): ');
+  const typed = await readHiddenLine();
+  io.err('\n');
+  if (typed === undefined) throw new CliError('cancelled', 1);
+  return typed;
+}
+
 /** `kyc-sandbox user add <name>`: prints the user and company, never the password. */
 export async function userCommand(args: string[], io: CliIo): Promise<void> {
   const { values, positionals } = parse(args, {
@@ -116,8 +126,7 @@ export async function userCommand(args: string[], io: CliIo): Promise<void> {
   if (action !== 'add' || name === undefined || rest.length > 0) {
     throw new CliError('usage: kyc-sandbox user add <name> [--password <password>] [--company <name>]', 2);
   }
-  if (values.password === undefined && process.stdin.isTTY) io.err('Password: ');
-  const password = values.password ?? (await readFirstLine());
+  const password = values.password ?? (await readPassword(io));
   if (password === '') throw new CliError('no password given: pass --password or pipe it on stdin', 2);
   const sandbox = await createSandbox({ dataDir: values['data-dir'] ?? DEFAULT_DATA_DIR });
   try {

@@ -11,7 +11,7 @@ Commands:
     --trust-ca <file>           Trust this CA certificate (PEM) when delivering (e.g. a local self-signed receiver)
     --https                     Serve over HTTPS with a self-signed certificate made at start
 
-  user add <name>               Issue a user (password from --password or the first line of stdin)
+  user add <name>               Issue a user (password typed hidden, piped on stdin, or --password)
     --password <password>       The password (prefer stdin: command lines are visible to other users)
     --company <name>            The user's company (default "Sandbox Company")
     --data-dir <folder>         As for start
