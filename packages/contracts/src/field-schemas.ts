@@ -87,6 +87,7 @@ const UNIT_MS: Readonly<Record<string, number>> = {
   d: 86_400_000,
 };
 const DURATION_PART = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h|d)/y;
+const SINGLE_DURATION = /^(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h|d)$/;
 
 /**
  * Converts a duration text to milliseconds, or `undefined` when it does not match
@@ -96,11 +97,16 @@ const DURATION_PART = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h|d)/y;
  * parseDurationMs('1m30s') // 90000
  */
 export function parseDurationMs(text: string): number | undefined {
-  if (!DURATION_PATTERN.test(text)) return undefined;
+  // One number and one unit is what the service sends: one match instead of a test and a loop.
+  const single = SINGLE_DURATION.exec(text);
   let total = 0;
-  DURATION_PART.lastIndex = 0;
-  for (let match = DURATION_PART.exec(text); match !== null; match = DURATION_PART.exec(text)) {
-    total += Number(match[1]) * (UNIT_MS[match[2] ?? ''] ?? 0);
+  if (single !== null) total = Number(single[1]) * (UNIT_MS[single[2] ?? ''] ?? 0);
+  else {
+    if (!DURATION_PATTERN.test(text)) return undefined;
+    DURATION_PART.lastIndex = 0;
+    for (let match = DURATION_PART.exec(text); match !== null; match = DURATION_PART.exec(text)) {
+      total += Number(match[1]) * (UNIT_MS[match[2] ?? ''] ?? 0);
+    }
   }
   return Number.isFinite(total) ? total : undefined;
 }

@@ -20,6 +20,7 @@ import {
   stringRule,
 } from './field-schemas.js';
 import { type FoundFields, fieldLookup, isRecord, pickFields } from './normalize-key.js';
+import { timestampToDate } from './timestamp-to-date.js';
 import { describe, readValidationCheck } from './validation-check.js';
 import type { NormalizedWebhook, NormalizeWebhookResult, WebhookIssue, WebhookShape } from './webhook-types.js';
 
@@ -102,7 +103,7 @@ function readEnum<T extends string>(
 function readTimestamp(found: unknown, issues: IssueList, out: Out, name: string, isoName: string): void {
   const text = readWith(isoTimestampRule, found, [name], issues);
   if (text === undefined) return;
-  out[name] = new Date(text);
+  out[name] = timestampToDate(text);
   out[isoName] = text;
 }
 
@@ -133,7 +134,9 @@ function duplicateReporter(path: Path, issues: IssueList) {
 
 /** The path of an absolute URL already checked by the URL rule, without query or fragment. */
 function pathOf(url: string): string {
-  const end = url.search(/[?#]/);
+  const query = url.indexOf('?');
+  const fragment = url.indexOf('#');
+  const end = query === -1 ? fragment : fragment === -1 ? query : Math.min(query, fragment);
   return end === -1 ? url : url.slice(0, end);
 }
 
@@ -151,8 +154,8 @@ function readV1(found: TopLevel, issues: IssueList, out: Out): void {
   if (detailsURL !== undefined) {
     out.detailsURL = detailsURL;
     const path = pathOf(detailsURL);
-    const idStart = path.length - encodeURIComponent(String(out.sessionId)).length;
-    if (!path.endsWith(encodeURIComponent(String(out.sessionId))) || !path.endsWith(DETAILS_PATH, idStart)) {
+    const encodedId = encodeURIComponent(String(out.sessionId));
+    if (!path.endsWith(encodedId) || !path.endsWith(DETAILS_PATH, path.length - encodedId.length)) {
       issues.add(['detailsURL'], `does not end in ${API_BASE_PATH}${SESSION_PATH}/<this session's id>`);
     }
   }

@@ -87,6 +87,14 @@ describe('parseDurationMs', () => {
     ['-5s', undefined],
     ['2d', 172_800_000],
     ['500us', 0.5],
+    ['95s', 95_000],
+    ['250ms', 250],
+    ['1.5m', 90_000],
+    ['1h2m3.5s', 3_723_500],
+    ['1s1s', 2000],
+    ['95s ', undefined],
+    [`${'9'.repeat(400)}s`, undefined],
+    [`1s${'9'.repeat(400)}s`, undefined],
   ])('%j → %j', (text, expected) => {
     expect(parseDurationMs(text)).toBe(expected);
   });
