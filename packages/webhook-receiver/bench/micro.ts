@@ -1,3 +1,4 @@
+import { DEFAULT_IDEMPOTENCY_LEASE_MS, DEFAULT_IDEMPOTENCY_TTL_MS } from '@kyc/contracts';
 import { Webhook } from 'standardwebhooks';
 import { memoryIdempotencyStore, parseWebhook, verifyAuthorization } from '../src/index.js';
 import { AUTH_KEY, bodies, SW_SECRET } from './fixtures.js';
@@ -42,13 +43,13 @@ export async function runMicro(): Promise<void> {
     let sequence = 0;
     const cases: Record<string, () => unknown> = {
       'JSON.parse (baseline)': () => JSON.parse(text),
-      // A new Webhook-Id each time, so every call is a new event: claim + complete, as in production.
+      // A new Webhook-Id each time, so every call is a new event: claim + complete with the receiver's defaults, as in production.
       [OURS]: async () => {
         if (!verifyAuthorization(header, AUTH_KEY).ok) throw new Error('auth');
         const event = parseWebhook(bytes, { webhookId: `evt_${sequence++}` });
-        const claim = await store.claim(event.idempotencyKey, { leaseMs: 60_000 });
+        const claim = await store.claim(event.idempotencyKey, { leaseMs: DEFAULT_IDEMPOTENCY_LEASE_MS });
         if (claim.outcome !== 'claimed') throw new Error('claim');
-        await store.complete(event.idempotencyKey, claim.token, { ttlMs: 600_000 });
+        await store.complete(event.idempotencyKey, claim.token, { ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS });
       },
       'parseWebhook alone (bytes)': () => parseWebhook(bytes),
       [STANDARD]: () => webhook.verify(text, swHeaders),
