@@ -15,9 +15,15 @@ export {
 } from './engine/create-delivery-engine.js';
 export { REDACTED } from './engine/headers.js';
 export { createManualClock, type ManualClock } from './engine/manual-clock.js';
-export type { AttemptEvent, DeliveryEngineLogger, DeliveryEngineOptions } from './engine/options.js';
+export {
+  type AttemptEvent,
+  DEFAULT_LEASE_MARGIN_MS,
+  type DeliveryEngineLogger,
+  type DeliveryEngineOptions,
+} from './engine/options.js';
 export type { WebhookEvent } from './engine/prepare-event.js';
 export { type DeliveryOutcome, WORKER_LOST_OUTCOME } from './engine/run-attempt.js';
+export { type ScaledClock, type ScaledClockOptions, scaledClock } from './engine/scaled-clock.js';
 export { planNextAttempt, type ScheduleOptions } from './engine/schedule.js';
 export { standardWebhooksSignature } from './engine/signing.js';
 export { type SqliteDeliveryStoreOptions, sqliteDeliveryStore } from './store/sqlite.js';

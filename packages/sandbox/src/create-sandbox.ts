@@ -1,16 +1,18 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { WEBHOOK_RESPONSE_DEADLINE_MS } from '@kyc/contracts';
 import {
   createDeliveryEngine,
+  DEFAULT_LEASE_MARGIN_MS,
   type DeliveryEngine,
   type DeliveryEngineOptions,
+  scaledClock,
   sqliteDeliveryStore,
 } from '@kyc/delivery-engine';
 import type { Hono } from 'hono';
 import { createApp } from './app.js';
 import { LOOPBACK_NETWORKS } from './domain/loopback.js';
 import { createOutboxRelay } from './engine/outbox-relay.js';
-import { scaledClock } from './engine/scaled-clock.js';
 import { SandboxError } from './sandbox-error.js';
 import type { SandboxOptions } from './sandbox-options.js';
 import { SandboxService } from './sandbox-service.js';
@@ -43,6 +45,8 @@ export interface Sandbox {
 export const DEFAULT_COMPANY = 'Sandbox Company';
 const MAX_TIME_SCALE = 600;
 const RELAY_INTERVAL_MS = 5000;
+/** The longest lease the engine accepts (one hour). */
+const MAX_LEASE_MS = 3_600_000;
 
 function prepareDataDir(dataDir: string): void {
   if (dataDir === ':memory:') return;
@@ -97,8 +101,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const allowPrivateNetworks = options.allowLoopbackTargets ? LOOPBACK_NETWORKS : undefined;
   // The engine's lease is measured on the scaled clock: stretch it so it still outlasts a real
   // 30 s deadline; above ~80× the deadline itself is shortened to fit (demo use only).
-  const leaseMs = Math.min(3_600_000, 45_000 * timeScale);
-  const deadlineMs = Math.max(1000, Math.min(30_000, Math.floor(leaseMs / timeScale) - 5_000));
+  const leaseMs = Math.min(MAX_LEASE_MS, (WEBHOOK_RESPONSE_DEADLINE_MS + DEFAULT_LEASE_MARGIN_MS) * timeScale);
+  const deadlineMs = Math.max(1000, Math.min(WEBHOOK_RESPONSE_DEADLINE_MS, Math.floor(leaseMs / timeScale) - 5_000));
   const engineOptions: DeliveryEngineOptions = {
     store: deliveryStore,
     clock,

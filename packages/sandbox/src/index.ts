@@ -18,7 +18,6 @@ export { createSandbox, DEFAULT_COMPANY, type Sandbox } from './create-sandbox.j
 export { PAYLOAD_SHAPES, type PayloadShape } from './domain/enum-values.js';
 export { LOOPBACK_NETWORKS } from './domain/loopback.js';
 export { type OutcomeRequest, outcomeRequestSchema } from './domain/outcome.js';
-export { type ScaledClock, scaledClock } from './engine/scaled-clock.js';
 export { SandboxError, type SandboxErrorCode } from './sandbox-error.js';
 export type { SandboxLogger, SandboxOptions } from './sandbox-options.js';
 export { type SelfSignedCertificate, selfSignedCertificate } from './server/certificate.js';

@@ -1,4 +1,5 @@
 import type { SessionDetails } from '@kyc/contracts';
+import type { ScaledClock } from '@kyc/delivery-engine';
 import {
   type DeliveryEngine,
   DeliveryEngineError,
@@ -11,7 +12,6 @@ import { resolveOutcome } from './domain/outcome.js';
 import type { SessionRecord } from './domain/session-record.js';
 import { buildWebhookBody, sessionDetails } from './domain/webhook-body.js';
 import type { OutboxRelay } from './engine/outbox-relay.js';
-import type { ScaledClock } from './engine/scaled-clock.js';
 import type { CompanyRecord, OutboxRow, SandboxStore } from './store/sandbox-store.js';
 
 /** The company's webhook settings as the API and dashboard show them: never the key itself. */

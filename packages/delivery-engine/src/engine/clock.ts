@@ -9,19 +9,23 @@ export interface Clock {
   sleep(ms: number, signal: AbortSignal): Promise<void>;
 }
 
+/**
+ * Resolves after `ms` of wall time, or as soon as `signal` aborts. Never rejects. Every clock
+ * built on real time sleeps through this one function.
+ */
+export function wallSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    // setTimeout caps at 2^31-1 ms; a longer sleep just wakes early and re-checks.
+    const timer = setTimeout(done, Math.min(Math.max(0, ms), 2 ** 31 - 1));
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
 /** The wall clock: `Date.now()` and one `setTimeout` per sleep (the engine sleeps on one at a time). */
-export const systemClock: Clock = Object.freeze({
-  now: () => Date.now(),
-  sleep: (ms: number, signal: AbortSignal) =>
-    new Promise<void>((resolve) => {
-      if (signal.aborted) return resolve();
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      // setTimeout caps at 2^31-1 ms; a longer sleep just wakes early and re-checks.
-      const timer = setTimeout(done, Math.min(Math.max(0, ms), 2 ** 31 - 1));
-      signal.addEventListener('abort', done, { once: true });
-    }),
-});
+export const systemClock: Clock = Object.freeze({ now: () => Date.now(), sleep: wallSleep });

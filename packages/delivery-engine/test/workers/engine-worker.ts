@@ -4,7 +4,7 @@
  * delivery is pending any more (and `expectFinished` exist). The parent kills it with SIGKILL at random moments.
  */
 import pg from 'pg';
-import { type Clock, createDeliveryEngine, type DeliveryStore, sqliteDeliveryStore } from '../../src/index.js';
+import { createDeliveryEngine, type DeliveryStore, scaledClock, sqliteDeliveryStore } from '../../src/index.js';
 import { postgresDeliveryStore } from '../../src/postgres.js';
 
 interface WorkerConfig {
@@ -30,24 +30,6 @@ interface WorkerConfig {
   readonly timeScale?: { readonly factor: number; readonly anchor: number };
 }
 
-/** Engine time = anchor + wall time since anchor × factor; a sleep of `ms` engine time waits ms / factor. */
-function scaledClock({ factor, anchor }: { factor: number; anchor: number }): Clock {
-  return {
-    now: () => anchor + (Date.now() - anchor) * factor,
-    sleep: (ms, signal) =>
-      new Promise<void>((resolve) => {
-        if (signal.aborted) return resolve();
-        const done = () => {
-          clearTimeout(timer);
-          signal.removeEventListener('abort', done);
-          resolve();
-        };
-        const timer = setTimeout(done, Math.min(Math.max(0, ms / factor), 2 ** 31 - 1));
-        signal.addEventListener('abort', done, { once: true });
-      }),
-  };
-}
-
 const config = JSON.parse(process.env.KYC_WORKER ?? '{}') as WorkerConfig;
 const pool =
   config.store === 'postgres'
@@ -62,7 +44,9 @@ const engine = createDeliveryEngine({
   store,
   allowPrivateNetworks: ['127.0.0.0/8'],
   tls: { ca: config.ca },
-  ...(config.timeScale !== undefined && { clock: scaledClock(config.timeScale) }),
+  ...(config.timeScale !== undefined && {
+    clock: scaledClock(config.timeScale.factor, { anchor: config.timeScale.anchor }),
+  }),
   ...(config.resolveTo !== undefined && {
     resolver: { resolve: async () => [{ address: config.resolveTo ?? '', family: 4 as const }] },
   }),

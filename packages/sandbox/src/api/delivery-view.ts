@@ -1,4 +1,4 @@
-import type { ScaledClock } from '../engine/scaled-clock.js';
+import type { ScaledClock } from '@kyc/delivery-engine';
 import type { SessionDelivery } from '../sandbox-service.js';
 
 /** One attempt as the sandbox API and dashboard show it. */
