@@ -15,7 +15,7 @@ export const WEBHOOK_MAX_ATTEMPTS = 4;
  * Delay before each retry, measured from the failed attempt that precedes it (spec §8):
  * 1 minute, 5 minutes, 15 minutes.
  */
-export const WEBHOOK_RETRY_DELAYS_MS: readonly [number, number, number] = Object.freeze([
+export const WEBHOOK_RETRY_DELAYS_MS: readonly [number, number, number] = /* @__PURE__ */ Object.freeze([
   60_000, 300_000, 900_000,
 ]) as readonly [number, number, number];
 
@@ -71,7 +71,7 @@ export const JSON_CONTENT_TYPE = 'application/json';
  * Header names, lower-cased as the Fetch `Headers` object and Node expose them.
  * `Webhook-*` follow the Standard Webhooks names so signing is a drop-in.
  */
-export const HEADERS = Object.freeze({
+export const HEADERS = /* @__PURE__ */ Object.freeze({
   authorization: 'authorization',
   contentType: 'content-type',
   userAgent: 'user-agent',
@@ -89,7 +89,7 @@ export const VERIFICATION_STATUSES = ['APPROVED', 'REJECTED', 'PENDING', 'ERROR'
 export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
 
 /** What the specification suggests a customer does for each status (spec §3). */
-export const SUGGESTED_ACTIONS: Readonly<Record<VerificationStatus, string>> = Object.freeze({
+export const SUGGESTED_ACTIONS: Readonly<Record<VerificationStatus, string>> = /* @__PURE__ */ Object.freeze({
   APPROVED: 'Activate the account',
   REJECTED: 'Ask for a retry or more documents',
   PENDING: 'Notify the compliance team',

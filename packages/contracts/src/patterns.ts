@@ -13,8 +13,12 @@ export const HTTP_URL_PATTERN = /^https?:\/\/[^\s/?#@]+(?:[/?#]\S*)?$/i;
  */
 export const DURATION_PATTERN = /^(?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h|d))+$/;
 
+/** What a value that does not match {@link DURATION_PATTERN} should have been. */
+export const DURATION_EXPECTED = 'a duration such as "95s", "250ms" or "1h2m"';
 /** What a schema says when a duration does not match {@link DURATION_PATTERN}. */
-export const DURATION_MESSAGE = 'expected a duration such as "95s", "250ms" or "1h2m"';
+export const DURATION_MESSAGE = `expected ${DURATION_EXPECTED}`;
 
+/** What a value that does not match {@link HTTP_URL_PATTERN} should have been. */
+export const HTTP_URL_EXPECTED = 'an absolute http(s) URL';
 /** What a schema says when a detailsURL does not match {@link HTTP_URL_PATTERN}. */
-export const HTTP_URL_MESSAGE = 'expected an absolute http(s) URL';
+export const HTTP_URL_MESSAGE = `expected ${HTTP_URL_EXPECTED}`;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isoTimestampRule } from './field-schemas.js';
+import { isoTimestampRule } from './field-rules.js';
 import { timestampToDate } from './timestamp-to-date.js';
 
 const pad = (value: number, width: number) => String(value).padStart(width, '0');

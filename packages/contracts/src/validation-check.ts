@@ -1,4 +1,4 @@
-import { scoreRule } from './field-schemas.js';
+import { scoreRule } from './field-rules.js';
 import { fieldLookup, isRecord, pickFields } from './normalize-key.js';
 
 /**

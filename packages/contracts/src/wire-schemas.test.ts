@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDurationMs } from './field-schemas.js';
+import { parseDurationMs } from './field-rules.js';
 import {
   sampleApiErrorBody,
   sampleCombinedWebhook,

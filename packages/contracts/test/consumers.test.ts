@@ -43,4 +43,15 @@ describe('published build', () => {
       '/api/v1/kyc false undefined',
     );
   });
+
+  it('serves the zod-free webhook-reader entry to both module systems', () => {
+    const check =
+      'console.log(m.HEADERS.webhookId, m.normalizeWebhookBody(m.sampleStatusWebhook).ok, typeof m.webhookV1Schema)';
+    expect(node(`const m = require('@kyc/contracts/webhook-reader'); ${check}`, 'commonjs').trim()).toBe(
+      'webhook-id true undefined',
+    );
+    expect(node(`import * as m from '@kyc/contracts/webhook-reader'; ${check}`, 'module').trim()).toBe(
+      'webhook-id true undefined',
+    );
+  });
 });
