@@ -9,7 +9,7 @@ if (only === undefined || only === 'micro') await runMicro();
 if (only === undefined || only === 'http') await runHttp();
 if (only === undefined || only === 'size') {
   const { bundleReport } = await import('../test/support/bundle-size.js');
-  console.log('\n## Bundle (esbuild, minified + gzip)');
+  console.log('\n## Bundle (esbuild, minified + gzip, from the published builds: run `pnpm build` first)');
   const { BUNDLE_CEILINGS } = await import('../test/support/bundle-size.js');
   for (const [name, ceiling] of Object.entries(BUNDLE_CEILINGS)) {
     const bytes = (await bundleReport([name])).gzipBytes;

@@ -1,4 +1,4 @@
-import type { NormalizedWebhook } from '@kyc/contracts';
+import type { NormalizedWebhook } from '@kyc/contracts/webhook-reader';
 
 /**
  * A 53-bit string hash (cyrb53), synchronous and dependency-free, used only when an event

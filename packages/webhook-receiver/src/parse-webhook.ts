@@ -4,7 +4,7 @@ import {
   type NormalizedStatusWebhook,
   type NormalizedV1Webhook,
   normalizeWebhookBody,
-} from '@kyc/contracts';
+} from '@kyc/contracts/webhook-reader';
 import { idempotencyKeyFor } from './idempotency-key.js';
 import { WebhookError } from './webhook-error.js';
 
@@ -42,7 +42,7 @@ export type SafeParseWebhookResult =
   | { readonly success: true; readonly event: KycWebhookEvent }
   | { readonly success: false; readonly error: WebhookError };
 
-const decoder = new TextDecoder('utf-8', { fatal: true });
+const decoder = /* @__PURE__ */ new TextDecoder('utf-8', { fatal: true });
 
 function describeType(body: unknown): string {
   if (body === null) return 'null';

@@ -1,4 +1,4 @@
-import { AUTH_KEY_MIN_LENGTH, AUTH_SCHEME } from '@kyc/contracts';
+import { AUTH_KEY_MIN_LENGTH, AUTH_SCHEME } from '@kyc/contracts/webhook-reader';
 
 /** Why an `Authorization` header was refused. */
 export type AuthorizationFailureCode = 'missing_auth' | 'malformed_auth' | 'invalid_auth';

@@ -1,4 +1,4 @@
-import type { WebhookIssue } from '@kyc/contracts';
+import type { WebhookIssue } from '@kyc/contracts/webhook-reader';
 
 /**
  * Stable codes of {@link WebhookError}. Match on these, never on the message.

@@ -16,7 +16,7 @@ interface Entry {
 }
 
 const DEFAULT_MAX_ENTRIES = 10_000;
-const COMPLETED: ClaimResult = Object.freeze({ outcome: 'completed' });
+const COMPLETED: ClaimResult = /* @__PURE__ */ Object.freeze({ outcome: 'completed' });
 
 /**
  * An idempotency store in this process's memory, bounded by `maxEntries`: the least recently

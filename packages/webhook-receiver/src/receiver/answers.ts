@@ -6,7 +6,7 @@ import {
   WEBHOOK_METHOD,
   WEBHOOK_RETRY_DELAYS_MS,
   WEBHOOK_SUCCESS_STATUS,
-} from '@kyc/contracts';
+} from '@kyc/contracts/webhook-reader';
 import type { ReceiverAnswer } from './types.js';
 
 /** Why the receiver answered as it did; also the `error.code` of the JSON body. */
@@ -65,7 +65,7 @@ export function acceptedAnswer(duplicate: boolean): ReceiverAnswer {
 }
 
 // Answers are built once per distinct (status, code, Retry-After) and reused: a few dozen at most.
-const cache = new Map<string, ReceiverAnswer>();
+const cache = /* @__PURE__ */ new Map<string, ReceiverAnswer>();
 
 /** An error answer with the right extra headers for its status. */
 export function errorAnswer(status: number, code: AnswerCode, retryAfterSeconds?: number): ReceiverAnswer {

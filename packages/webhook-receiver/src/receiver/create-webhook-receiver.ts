@@ -1,4 +1,4 @@
-import { CONTENT_LENGTH_HEADER, HEADERS, WEBHOOK_METHOD } from '@kyc/contracts';
+import { CONTENT_LENGTH_HEADER, HEADERS, WEBHOOK_METHOD } from '@kyc/contracts/webhook-reader';
 import type { ClaimResult } from '../idempotency/store.js';
 import { type KycWebhookEvent, parseWebhook } from '../parse-webhook.js';
 import { verifyAuthorization } from '../verify-authorization.js';

@@ -4,7 +4,7 @@ import {
   DEFAULT_IDEMPOTENCY_LEASE_MS,
   DEFAULT_IDEMPOTENCY_TTL_MS,
   DEFAULT_MAX_BODY_BYTES,
-} from '@kyc/contracts';
+} from '@kyc/contracts/webhook-reader';
 import { memoryIdempotencyStore } from '../idempotency/memory.js';
 import type { IdempotencyStore } from '../idempotency/store.js';
 import { createStandardWebhooksVerifier, type StandardWebhooksVerifier } from '../signatures/standard-webhooks.js';

@@ -1,4 +1,4 @@
-import { SIGNATURE_TOLERANCE_MS } from '@kyc/contracts';
+import { SIGNATURE_TOLERANCE_MS } from '@kyc/contracts/webhook-reader';
 import { WebhookError } from '../webhook-error.js';
 
 /** Why a Standard Webhooks signature was refused. */
@@ -29,7 +29,7 @@ export interface StandardWebhooksVerifier {
 
 const SECRET_PREFIX = 'whsec_';
 const SIGNATURE_VERSION = 'v1';
-const encoder = new TextEncoder();
+const encoder = /* @__PURE__ */ new TextEncoder();
 // A sender lists one signature per active secret; more than this is an attempt to make us hash a lot.
 const MAX_SIGNATURES = 8;
 

@@ -1,4 +1,10 @@
-import { AUTH_SCHEME, HEADERS, JSON_CONTENT_TYPE, WEBHOOK_METHOD, WEBHOOK_USER_AGENT } from '@kyc/contracts';
+import {
+  AUTH_SCHEME,
+  HEADERS,
+  JSON_CONTENT_TYPE,
+  WEBHOOK_METHOD,
+  WEBHOOK_USER_AGENT,
+} from '@kyc/contracts/webhook-reader';
 
 /** Options of {@link createTestRequest}. */
 export interface TestRequestOptions {

@@ -4,7 +4,7 @@ import {
   sampleStatusWebhook,
   sampleTitleCaseStatusWebhook,
   sampleV1Webhook,
-} from '@kyc/contracts';
+} from '@kyc/contracts/webhook-reader';
 
 /**
  * Sample bodies of every shape the service may send, frozen (copy with `structuredClone` to

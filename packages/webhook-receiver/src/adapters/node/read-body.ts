@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { JSON_CONTENT_TYPE } from '@kyc/contracts';
+import { JSON_CONTENT_TYPE } from '@kyc/contracts/webhook-reader';
 import { concatChunks, tooLarge } from '../../receiver/read-web-body.js';
 import { WebhookError } from '../../webhook-error.js';
 
