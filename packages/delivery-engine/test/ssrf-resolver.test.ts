@@ -1,21 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ResolvedAddress, Resolver } from '../src/transport/types.js';
 import { validateWebhookUrl } from '../src/validation/validate-webhook-url.js';
-
-/** An in-test resolver: answers from a script, one entry per call, and records each question. */
-function scriptedResolver(...script: Array<readonly string[] | Error>): Resolver & { asked: string[] } {
-  const asked: string[] = [];
-  return {
-    asked,
-    async resolve(hostname) {
-      asked.push(hostname);
-      const next = script[Math.min(asked.length, script.length) - 1];
-      if (next === undefined) throw new Error('script exhausted');
-      if (next instanceof Error) throw next;
-      return next.map((address): ResolvedAddress => ({ address, family: address.includes(':') ? 6 : 4 }));
-    },
-  };
-}
+import { scriptedResolver } from './support/scripted-resolver.js';
 
 const nxdomain = () => Object.assign(new Error('queryA ENOTFOUND hooks.example'), { code: 'ENOTFOUND' });
 const URL_ = 'https://hooks.example/kyc?key=q-s3cr3t';

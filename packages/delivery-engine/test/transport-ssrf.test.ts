@@ -1,25 +1,11 @@
 import { createTestCertificate, type TestCertificate } from '@kyc/test-support';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTransport } from '../src/transport/create-transport.js';
-import type { AttemptRequest, ResolvedAddress, Resolver, TransportOptions } from '../src/transport/types.js';
+import type { AttemptRequest, TransportOptions } from '../src/transport/types.js';
+import { scriptedResolver } from './support/scripted-resolver.js';
 import { startConnectProxy, startReceiver, startTrap, type TestReceiver } from './transport-receiver.js';
 
 const HOST = 'receiver.test';
-
-/** An in-test resolver: answers from a script, one entry per call (the last repeats), recording each question. */
-function scriptedResolver(...script: Array<readonly string[] | Error>): Resolver & { asked: string[] } {
-  const asked: string[] = [];
-  return {
-    asked,
-    async resolve(hostname) {
-      asked.push(hostname);
-      const next = script[Math.min(asked.length, script.length) - 1];
-      if (next === undefined) throw new Error('empty script');
-      if (next instanceof Error) throw next;
-      return next.map((address): ResolvedAddress => ({ address, family: address.includes(':') ? 6 : 4 }));
-    },
-  };
-}
 
 let cert: TestCertificate;
 // The same port on two loopback addresses: one URL, two possible destinations.
