@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Resolver } from '../src/transport/types.js';
 import { validateWebhookUrl } from '../src/validation/validate-webhook-url.js';
 import { scriptedResolver } from './support/scripted-resolver.js';
 
