@@ -108,8 +108,7 @@ export async function startCommand(args: string[], io: CliIo): Promise<void> {
 /** A password typed at a terminal (not echoed), or the first line of piped stdin. */
 async function readPassword(io: CliIo): Promise<string> {
   if (!process.stdin.isTTY) return readFirstLine();
-  io.err('Password (not shown): ');
-  const typed = await readHiddenLine();
+  const typed = await readHiddenLine(() => io.err('Password (not shown): '));
   io.err('\n');
   if (typed === undefined) throw new CliError('cancelled', 1);
   return typed;

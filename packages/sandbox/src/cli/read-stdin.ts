@@ -11,8 +11,12 @@ export async function readFirstLine(stdin: NodeJS.ReadableStream = process.stdin
 /**
  * Reads one line from a terminal without echoing it, for a password typed at `user add`.
  * Enter ends it, Backspace deletes, Ctrl-C cancels (`undefined`); at most 4 KiB is kept.
+ * `prompt` runs once echo is off: a prompt shown earlier would let keys typed at once be echoed.
  */
-export function readHiddenLine(stdin: NodeJS.ReadStream = process.stdin): Promise<string | undefined> {
+export function readHiddenLine(
+  prompt: () => void,
+  stdin: NodeJS.ReadStream = process.stdin,
+): Promise<string | undefined> {
   return new Promise((resolve) => {
     let text = '';
     const finish = (value: string | undefined) => {
@@ -32,5 +36,6 @@ export function readHiddenLine(stdin: NodeJS.ReadStream = process.stdin): Promis
     stdin.setRawMode(true);
     stdin.on('data', onData);
     stdin.resume();
+    prompt();
   });
 }
