@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { nodeRuntimes } from '../src/index.js';
 
-// The packages promise `engines: node >=20.19`. This suite runs their published builds (made
-// by `pnpm build`, which the root test command runs first) under Node 20, 22 and 24, from
+// The packages promise `engines: node ^22.19 || ^24.11 || >=26`. This suite runs their published builds (made
+// by `pnpm build`, which the root test command runs first) under Node 22, 24 and 26, from
 // both module systems, outside Vite's resolver. The delivery engine and the sandbox load
 // better-sqlite3, a native addon built for the Node that installed it; they are tested on the
 // Node that runs the suite.
