@@ -2,6 +2,7 @@ import { KycInvalidRequestError } from './errors.js';
 import { DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT } from './retry-policy.js';
 import type { KycLogger, KycRetryEvent, KycSleep } from './run-with-retries.js';
 import { resolveEndpoints, type ServiceEndpoints } from './service-url.js';
+import type { KycClientTelemetryOptions } from './telemetry/client-telemetry.js';
 
 /** Default bound of one attempt, response body included. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -41,6 +42,11 @@ export interface KycClientOptions {
   readonly sleep?: KycSleep;
   /** Jitter source in [0, 1). Default `Math.random`. */
   readonly random?: () => number;
+  /**
+   * OpenTelemetry: one HTTP CLIENT span per attempt through `@opentelemetry/api` when it is
+   * installed (an optional peer; default: the global provider). `false` turns it off.
+   */
+  readonly telemetry?: KycClientTelemetryOptions | false;
 }
 
 /** Per-call options. */
@@ -66,6 +72,7 @@ export interface ResolvedClientOptions {
   readonly logger: KycLogger | undefined;
   readonly sleep: KycSleep | undefined;
   readonly random: (() => number) | undefined;
+  readonly telemetry: KycClientTelemetryOptions | false | undefined;
 }
 
 const refuse = (message: string) => new KycInvalidRequestError('invalid_option', message);
@@ -116,6 +123,7 @@ export function resolveClientOptions(options: unknown): ResolvedClientOptions {
     logger: logger as KycLogger | undefined,
     sleep: readFunction<KycSleep>(input.sleep, 'sleep'),
     random: readFunction<() => number>(input.random, 'random'),
+    telemetry: readTelemetry(input.telemetry),
   };
 }
 
@@ -181,4 +189,16 @@ function toBase64(text: string): string {
   let binary = '';
   for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
   return btoa(binary);
+}
+
+function readTelemetry(value: unknown): KycClientTelemetryOptions | false | undefined {
+  if (value === undefined || value === false) return value;
+  if (typeof value !== 'object' || value === null) {
+    throw refuse('telemetry must be false or an object such as { tracerProvider }');
+  }
+  const { tracerProvider } = value as KycClientTelemetryOptions;
+  if (tracerProvider !== undefined && typeof tracerProvider?.getTracer !== 'function') {
+    throw refuse('telemetry.tracerProvider must be an OpenTelemetry TracerProvider');
+  }
+  return value as KycClientTelemetryOptions;
 }

@@ -24,3 +24,4 @@ export {
   parseRetryAfterMs,
 } from './retry-policy.js';
 export type { KycLogger, KycRetryEvent, KycSleep } from './run-with-retries.js';
+export type { KycClientTelemetryOptions } from './telemetry/client-telemetry.js';

@@ -10,8 +10,9 @@ import {
 import { sessionIdFromDetailsUrl } from './details-url.js';
 import { readFailure, readSessionDetails } from './read-response.js';
 import { createScrubber, REDACTED, redactHeaders, type Scrubber } from './redact.js';
-import { type RequestPlan, runWithRetries } from './run-with-retries.js';
+import { kyDefaults, type RequestPlan, runWithRetries } from './run-with-retries.js';
 import { assertSessionId, type ServiceEndpoints, sessionUrl } from './service-url.js';
+import { clientTelemetry } from './telemetry/client-telemetry.js';
 
 /**
  * Typed client of the KYC service API: finish a flow, read a flow's details. Retries transient
@@ -32,6 +33,7 @@ export class KycClient {
   readonly #redactedPostHeaders: Readonly<Record<string, string>>;
   readonly #scrub: Scrubber;
   readonly #ky: KyInstance;
+  readonly #telemetry: ReturnType<typeof clientTelemetry>;
 
   constructor(options: KycClientOptions) {
     const resolved = resolveClientOptions(options);
@@ -43,15 +45,8 @@ export class KycClient {
     this.#postHeaders = { ...this.#getHeaders, [HEADERS.contentType]: JSON_CONTENT_TYPE };
     this.#redactedGetHeaders = redactHeaders(this.#getHeaders);
     this.#redactedPostHeaders = redactHeaders(this.#postHeaders);
-    // ky does the HTTP work; retries, timeouts and error mapping are ours, because ky's
-    // timeout stops at the headers, it has no overall deadline, and its Retry-After has no cap.
-    this.#ky = ky.create({
-      retry: 0,
-      timeout: false,
-      throwHttpErrors: false,
-      // Never carry the Basic credentials to wherever a redirect points.
-      redirect: 'manual',
-    });
+    this.#ky = ky.create(kyDefaults(resolved));
+    this.#telemetry = clientTelemetry(resolved.telemetry);
   }
 
   /**
@@ -132,7 +127,9 @@ export class KycClient {
       logger,
       sleep,
       random,
+      startAttempt: this.#telemetry.start,
     };
+    await this.#telemetry.ready;
     const exchange = await runWithRetries(plan, (failed) => readFailure(failed, this.#scrub, Date.now()));
     return readSessionDetails(exchange, this.#scrub);
   }

@@ -1,4 +1,4 @@
-import type { KyInstance } from 'ky';
+import { isHTTPError, isNetworkError, isTimeoutError, type KyInstance, type Options } from 'ky';
 import {
   KycAbortError,
   KycApiError,
@@ -10,7 +10,7 @@ import {
 import type { Exchange, FailedResponse } from './read-response.js';
 import type { Scrubber } from './redact.js';
 import { backoffDelayMs } from './retry-policy.js';
-import { createTimeoutScope } from './timeout-scope.js';
+import { attemptErrorType, type StartAttempt } from './telemetry/client-telemetry.js';
 
 /** What {@link KycClientOptions.onRetry} receives before each retry wait. */
 export interface KycRetryEvent {
@@ -38,6 +38,7 @@ export type KycSleep = (ms: number, signal: AbortSignal) => Promise<void>;
 
 /** Everything one call needs; assembled by the client. */
 export interface RequestPlan {
+  /** Built once per client with the timeouts and the retry limit and methods. */
   readonly ky: KyInstance;
   readonly method: string;
   readonly url: string;
@@ -56,92 +57,173 @@ export interface RequestPlan {
   readonly logger?: KycLogger | undefined;
   readonly sleep?: KycSleep | undefined;
   readonly random?: (() => number) | undefined;
+  /** Opens one tracing span per attempt (a no-op without OpenTelemetry). */
+  readonly startAttempt?: StartAttempt | undefined;
 }
-
-type Outcome = { readonly ok: true; readonly exchange: Exchange } | ({ readonly ok: false } & FailedResponse);
 
 /**
- * Sends a request until it gets a 2xx or a final error: retryable failures (network, attempt
- * timeout, 408/429/5xx) wait `Retry-After` or a jittered backoff, as long as retries remain and
- * the wait ends before the deadline. Returns the 2xx exchange; throws only `KycError`s.
+ * The ky options every call of one client shares: ky runs the attempts, bounds each one
+ * (`timeout`) and the whole call, waits included (`totalTimeout`), retries at most `limit`
+ * times, only GET and POST (finishing is idempotent, so POST is safe to send again), and
+ * waits between attempts. Redirects are not followed, so the Basic credentials never travel
+ * to wherever a `Location` points.
  *
- * The deadline needs no timer of its own: each attempt's timer runs for
- * `min(timeoutMs, time left)`, and a wait is only started when it ends before the deadline
- * (its scope still stops a `sleep` that overruns). One timer per attempt keeps the common
- * single-attempt call cheap.
+ * @example
+ * const instance = ky.create(kyDefaults({ timeoutMs: 10_000, deadlineMs: 90_000, maxRetries: 2 }));
  */
-export async function runWithRetries(plan: RequestPlan, readFailure: (exchange: Exchange) => FailedResponse) {
-  const { signal: userSignal } = plan;
-  if (userSignal?.aborted) throw abortError(plan, userSignal);
-  const deadlineAt = Date.now() + plan.deadlineMs;
-  const maxAttempts = plan.maxRetries + 1;
-  for (let attempt = 1; ; attempt += 1) {
-    const outcome = await attemptOnce(plan, deadlineAt);
-    if (outcome.ok && outcome.exchange.response.ok) return outcome.exchange;
-    const failure = outcome.ok ? readFailure(outcome.exchange) : outcome;
-    if (!failure.retryable || attempt >= maxAttempts) throw failure.error;
-    const delayMs = failure.retryAfterMs ?? backoffDelayMs(attempt - 1, plan.random);
-    // A wait that outlasts the deadline only delays the same answer: give it now.
-    const left = deadlineAt - Date.now();
-    if (delayMs >= left) throw failure.error;
-    announce(plan, { attempt, maxAttempts, delayMs, retryAfterMs: failure.retryAfterMs, error: failure.error });
-    const wait = createTimeoutScope(userSignal, left);
-    try {
-      await abortable((plan.sleep ?? sleep)(delayMs, wait.signal), wait.signal);
-    } catch {
-      // An aborted wait is judged by the signals just below; nothing else can be learnt here.
-    } finally {
-      wait.dispose();
-    }
-    if (userSignal?.aborted) throw abortError(plan, userSignal);
-    if (wait.expired()) throw deadlineError(plan, failure.error);
-  }
+export function kyDefaults(limits: { timeoutMs: number; deadlineMs: number; maxRetries: number }): Options {
+  return {
+    timeout: limits.timeoutMs,
+    totalTimeout: limits.deadlineMs,
+    retry: { limit: limits.maxRetries, methods: ['get', 'post'] },
+    throwHttpErrors: true,
+    redirect: 'manual',
+  };
 }
 
-async function attemptOnce(plan: RequestPlan, deadlineAt: number): Promise<Outcome> {
-  const left = deadlineAt - Date.now();
-  if (left <= 0) throw deadlineError(plan, undefined);
-  const deadlineFirst = left <= plan.timeoutMs;
-  const scope = createTimeoutScope(plan.signal, deadlineFirst ? left : plan.timeoutMs);
-  const { signal } = scope;
-  const { fetch: customFetch } = plan;
-  try {
-    // Racing the signal as well as passing it: a fetch (or mock) that ignores the signal, or
-    // does not abort a body stream, must not turn a timeout into a hang.
-    const response = await abortable(
-      plan.ky(plan.url, {
-        method: plan.method,
-        headers: plan.headers,
-        ...(plan.body !== undefined && { body: plan.body }),
-        // The signal goes to fetch itself rather than to ky: given a signal, ky links it to its
-        // own controller with AbortSignal.any on every call, which measurably costs per call.
-        // `globalThis.fetch` is looked up per call (and called as a method, as browsers require).
-        fetch: (input, init) =>
-          customFetch ? customFetch(input, { ...init, signal }) : globalThis.fetch(input, { ...init, signal }),
-      }),
-      signal,
-    );
-    // The body is read under the same signal, so timeoutMs covers a slow body too.
-    const text = await abortable(response.text(), signal);
-    return { ok: true, exchange: { response, text, request: plan.request } };
-  } catch (cause) {
-    if (plan.signal?.aborted) throw abortError(plan, plan.signal);
-    if (scope.expired() && deadlineFirst) throw deadlineError(plan, cause);
-    const { request } = plan;
-    if (scope.expired()) {
-      const error = new KycTimeoutError(
+/**
+ * Sends a request through ky until it gets a 2xx or a final error, and returns the 2xx
+ * exchange; throws only `KycError`s.
+ *
+ * ky carries the attempts, the per-attempt and overall timers, the abort of an attempt and of
+ * a wait by the caller's signal, and the wait itself. What stays here is what ky's retry
+ * options cannot say, each marked "ky can't" below:
+ * - the decision (`shouldRetry` answers every time) and the wait it plans, because the
+ *   service's `Retry-After` is honoured only up to a cap and a longer one fails at once (ky's
+ *   `maxRetryAfter` clamps and waits instead), because a wait that would outlast the deadline
+ *   fails at once with the last answer (ky sleeps out the rest and throws a bare timeout),
+ *   and because `onRetry` and the logger promise the wait's length *before* it starts (ky's
+ *   `beforeRetry` runs after it);
+ * - reading the body inside the attempt, so `timeoutMs` covers a stalled body and such an
+ *   attempt is retried (ky's `timeout` stops at the headers; its body-read timer is a second
+ *   window and is never retried);
+ * - an injected `sleep` (ky's wait is a bare `setTimeout`);
+ * - the typed, secret-free errors (ky's errors carry the `Request`, credentials included).
+ */
+export async function runWithRetries(
+  plan: RequestPlan,
+  readFailure: (exchange: Exchange) => FailedResponse,
+): Promise<Exchange> {
+  const { signal: userSignal, request } = plan;
+  if (userSignal?.aborted) throw abortError(plan, userSignal);
+  const startedAt = performance.now();
+  // The latest attempt's body and failure; ky holds only one attempt in flight at a time.
+  let text = '';
+  let lastFailure: FailedResponse | undefined;
+  let lastFailed: unknown;
+  let plannedDelayMs = 0;
+  const customFetch = plan.fetch;
+
+  // ky can't: its timeout stops at the headers. Reading the body inside the fetch ky times
+  // puts the whole exchange under one attempt timer.
+  let attempts = 0;
+  const fetchWhole = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const span = input instanceof Request ? plan.startAttempt?.(input, attempts++) : undefined;
+    if (span === undefined) return fetchAttempt(input, init);
+    try {
+      const response = await fetchAttempt(input, init);
+      span.end(response);
+      return response;
+    } catch (error) {
+      span.fail(attemptErrorType(error, userSignal?.aborted === true));
+      throw error;
+    }
+  };
+  const fetchAttempt = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    // `globalThis.fetch` is looked up per call (and called as a method, as browsers require).
+    if (customFetch === undefined) {
+      const response = await globalThis.fetch(input, init);
+      text = await response.text();
+      return response;
+    }
+    // A caller's fetch (or mock) may ignore the signal, or not abort a body stream: racing the
+    // signal ky put on the request keeps the caller's abort prompt. ky's timers race on their own.
+    const signal = (input as Request).signal;
+    const response = await abortable(customFetch(input, init), signal);
+    text = await abortable(response.text(), signal);
+    return response;
+  };
+
+  const describe = (error: unknown): FailedResponse => {
+    if (isHTTPError(error)) return readFailure({ response: error.response, text, request });
+    if (isTimeoutError(error)) {
+      const timeout = new KycTimeoutError(
         `KYC API gave no complete response within timeoutMs=${plan.timeoutMs} (${request.method} ${request.url})`,
         { kind: 'attempt', timeoutMs: plan.timeoutMs, request },
       );
-      return { ok: false, error, retryable: true, retryAfterMs: undefined };
+      return { error: timeout, retryable: true, retryAfterMs: undefined };
     }
-    const error = new KycConnectionError(
+    const cause = unwrapNetworkError(error);
+    const connection = new KycConnectionError(
       `KYC API request failed on the network (${request.method} ${request.url}): ${plan.scrub(describeCause(cause))}`,
       { request, cause },
     );
-    return { ok: false, error, retryable: true, retryAfterMs: undefined };
-  } finally {
-    scope.dispose();
+    return { error: connection, retryable: true, retryAfterMs: undefined };
+  };
+
+  // ky can't (see above): the retry decision, the planned wait and the announcement.
+  const shouldRetry = ({ error, retryCount }: { error: Error; retryCount: number }): boolean => {
+    if (userSignal?.aborted) return false;
+    const failure = describe(error);
+    lastFailure = failure;
+    lastFailed = error;
+    if (!failure.retryable) return false;
+    const delayMs = failure.retryAfterMs ?? backoffDelayMs(retryCount - 1, plan.random);
+    // A wait that outlasts the deadline only delays the same answer: give it now.
+    if (delayMs >= plan.deadlineMs - (performance.now() - startedAt)) return false;
+    plannedDelayMs = delayMs;
+    announce(plan, {
+      attempt: retryCount,
+      maxAttempts: plan.maxRetries + 1,
+      delayMs,
+      retryAfterMs: failure.retryAfterMs,
+      error: failure.error,
+    });
+    return true;
+  };
+
+  const { sleep } = plan;
+  const options: Options = {
+    method: plan.method,
+    headers: plan.headers,
+    ...(plan.body !== undefined && { body: plan.body }),
+    fetch: fetchWhole,
+    // ky waits the planned time itself, unless a `sleep` was injected (ky can't take one):
+    // then ky's own wait is 0 and `beforeRetry` waits through it. ky races the hook against
+    // the deadline; the caller's signal ends it here.
+    retry: { shouldRetry, delay: sleep ? () => 0 : () => plannedDelayMs },
+    ...(sleep && {
+      hooks: {
+        beforeRetry: [
+          () => {
+            const left = Math.max(1, Math.ceil(plan.deadlineMs - (performance.now() - startedAt)));
+            const timer = AbortSignal.timeout(left);
+            const signal = userSignal ? AbortSignal.any([userSignal, timer]) : timer;
+            return abortable(sleep(plannedDelayMs, signal), signal);
+          },
+        ],
+      },
+    }),
+    // Passed only when given: ky links a signal to its own controller on every call.
+    ...(userSignal && { signal: userSignal }),
+  };
+
+  try {
+    const response = await plan.ky(plan.url, options);
+    return { response, text, request };
+  } catch (error) {
+    if (userSignal?.aborted) throw abortError(plan, userSignal);
+    const elapsed = performance.now() - startedAt;
+    // ky throws one `TimeoutError` for both limits; the clock says which one ran out (ky's
+    // attempt timer is min(timeout, time left), so it fires at the deadline when that is nearer).
+    if (elapsed >= plan.deadlineMs - 1 && (isTimeoutError(error) || isDomTimeout(error))) {
+      throw new KycTimeoutError(
+        `KYC API call did not finish within deadlineMs=${plan.deadlineMs}, retries included (${request.method} ${request.url})`,
+        { kind: 'deadline', timeoutMs: plan.deadlineMs, request, cause: lastFailure?.error },
+      );
+    }
+    // ky rethrows the very error `shouldRetry` declined, already described there.
+    throw (error === lastFailed && lastFailure ? lastFailure : describe(error)).error;
   }
 }
 
@@ -170,11 +252,18 @@ function abortError(plan: RequestPlan, signal: AbortSignal): KycAbortError {
   });
 }
 
-function deadlineError(plan: RequestPlan, cause: unknown): KycTimeoutError {
-  return new KycTimeoutError(
-    `KYC API call did not finish within deadlineMs=${plan.deadlineMs}, retries included (${plan.method} ${plan.url})`,
-    { kind: 'deadline', timeoutMs: plan.deadlineMs, request: plan.request, cause },
-  );
+function isDomTimeout(error: unknown): boolean {
+  return error instanceof DOMException && error.name === 'TimeoutError';
+}
+
+/**
+ * ky 2 wraps the runtime's network failure in a `NetworkError` whose `request` is the real
+ * `Request`, credentials in its headers: kept as a cause, `util.inspect(error)` would print
+ * them. The runtime's own error (undici's `TypeError: fetch failed`, its cause carrying the
+ * socket error code) says what happened without the request, so that is what is kept.
+ */
+function unwrapNetworkError(cause: unknown): unknown {
+  return isNetworkError(cause) ? cause.cause : cause;
 }
 
 function describeCause(cause: unknown): string {
@@ -195,23 +284,5 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
   });
 }

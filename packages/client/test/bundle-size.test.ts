@@ -3,19 +3,32 @@ import { describe, expect, it } from 'vitest';
 import { measureBundle } from '../bench/bundle-size.js';
 
 const report = measureBundle();
+// The floor the client is judged against (issue 15, DESIGN "Performance targets"): what its two
+// dependencies cost on their own in the same kind of bundle, ky and the zod/mini schemas it
+// validates with (`@kyc/contracts/service-api`), bundled together so gzip sees them as it does
+// in the client's bundle.
+const floor = measureBundle(
+  "export { default } from 'ky'; export { apiErrorBodyMiniSchema, sessionDetailsMiniSchema } from '@kyc/contracts/service-api';",
+);
 
 describe('bundle of `import { KycClient }` (esbuild, minified + gzip, platform neutral, ky + zod included)', () => {
-  it('stays under its ceiling', async () => {
+  it('adds at most its own-code budget to ky + zod/mini', async () => {
     const { gzipBytes, bytesByPackage } = await report;
-    // Ceiling 18 KB, measured 16.9 KB gzip on 2026-11-23 (was 39.1 KB with classic zod). Over the
-    // 12 KB target, knowingly: ky (~4.7 KB) + zod/mini with the session-details schema (~7 KB)
-    // already bundle to 11.5 KB gzip before any client code; the client's own code (retries,
-    // deadline, error family, detailsURL checks, option checks) adds ~5 KB. Lower the ceiling
-    // when something shrinks; raise it only with a note saying what grew and why.
-    expect(gzipBytes).toBeLessThanOrEqual(18 * 1024);
-    // The client's own share (minified, measured 13.7 KB), so growth in our code is caught too.
+    const dependencies = (await floor).gzipBytes;
+    // Measured 2026-11-25 (Node 24, ky 2.1.0, zod 4): ky + zod/mini schemas 15.8 KB gzip, the
+    // client 20.7 KB, so the client's own code adds 4.9 KB. ky 1 → 2 is what moved the total
+    // (16.9 → 20.7 KB): ky grew from ~4.7 to 8.7 KB gzip, our code did not change. Issue 15's
+    // target is ky + zod/mini + 3 KB; until the retry loop moves onto ky's own retry this holds
+    // the current 5 KB so nothing grows. Lower it when something shrinks; raise it only with a
+    // note saying what grew and why.
+    // Raised to 5.75 KB (issue 11): OpenTelemetry tracing — the optional-peer lookup of
+    // @opentelemetry/api and one HTTP CLIENT span per attempt — measured +0.6 KB gzip.
+    const ownBudget = 5.75 * 1024;
+    expect(gzipBytes - dependencies).toBeLessThanOrEqual(ownBudget);
+    // The client's own share (minified, measured 14.1 KB; 15.7 KB with the tracing of issue 11),
+    // so growth in our code is caught too.
     expect(bytesByPackage['@kyc/client']).toBeGreaterThan(0);
-    expect(bytesByPackage['@kyc/client']).toBeLessThanOrEqual(15 * 1024);
+    expect(bytesByPackage['@kyc/client']).toBeLessThanOrEqual(16 * 1024);
     expect(bytesByPackage.zod).toBeGreaterThan(0);
     expect(bytesByPackage.ky).toBeGreaterThan(0);
   });

@@ -129,8 +129,11 @@ describe('KycClient over real HTTP on loopback', () => {
   it('sends through an injected fetch, with a signal that still bounds the attempt', async () => {
     const seenByFetch: string[] = [];
     const injected: typeof fetch = (input, init) => {
-      seenByFetch.push(input instanceof Request ? `${input.method} ${input.url}` : String(input));
-      expect(init?.signal).toBeInstanceOf(AbortSignal);
+      // ky hands fetch a `Request` that carries the attempt's signal.
+      expect(input).toBeInstanceOf(Request);
+      const request = input as Request;
+      seenByFetch.push(`${request.method} ${request.url}`);
+      expect(request.signal).toBeInstanceOf(AbortSignal);
       return fetch(input, init);
     };
     const custom = client({ fetch: injected, timeoutMs: 100, maxRetries: 0 });

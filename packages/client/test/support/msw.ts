@@ -18,7 +18,7 @@ export function useMsw() {
   const server = setupServer();
   const requests: Request[] = [];
   beforeAll(() => {
-    server.listen({ onUnhandledRequest: 'error' });
+    server.listen({ onUnhandledFrame: 'error' });
     server.events.on('request:start', ({ request }) => {
       requests.push(request.clone());
     });

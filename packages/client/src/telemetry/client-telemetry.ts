@@ -1,0 +1,96 @@
+import { HEADERS } from '@kyc/contracts/service-api';
+import type { MeterProvider, Span, TracerProvider } from '@opentelemetry/api';
+import { loadOpenTelemetryApi, type OtelApi } from './load-api.js';
+
+/** Options of the client's OpenTelemetry instrumentation. */
+export interface KycClientTelemetryOptions {
+  /** The `@opentelemetry/api` module, for runtimes that cannot load it by name (Workers). */
+  readonly api?: OtelApi;
+  /** Where spans go (default: the global provider). */
+  readonly tracerProvider?: TracerProvider;
+  /** Unused today; accepted so one `{ tracerProvider, meterProvider }` object fits every package. */
+  readonly meterProvider?: MeterProvider;
+}
+
+/** One attempt's HTTP CLIENT span. */
+export interface AttemptSpan {
+  /** The answer arrived (any status), body read. */
+  end(response: Response): void;
+  /** No answer: a timeout, an abort or a network failure, as {@link attemptErrorType} names it. */
+  fail(errorType: string): void;
+}
+
+/** Starts a span per attempt; `undefined` until the API has loaded, or when it is absent. */
+export type StartAttempt = (request: Request, resendCount: number) => AttemptSpan | undefined;
+
+const SCOPE = '@kyc/client';
+
+/**
+ * `error.type` of an attempt that got no answer: `timeout` when ky's timer aborted it,
+ * `aborted` when the caller did, else the network cause's code (`ECONNREFUSED`…) or the
+ * error's class.
+ */
+export function attemptErrorType(error: unknown, callerAborted: boolean): string {
+  const name = error instanceof Error ? error.name : '';
+  if (name === 'AbortError' || name === 'TimeoutError') return callerAborted ? 'aborted' : 'timeout';
+  const code = error instanceof Error ? (error.cause as { code?: unknown } | undefined)?.code : undefined;
+  if (typeof code === 'string' && /^[A-Z_]{2,40}$/.test(code)) return code;
+  return name === '' || name === 'Error' ? '_OTHER' : name;
+}
+
+function startWith(api: OtelApi, provider: TracerProvider | undefined): StartAttempt {
+  const tracer = (provider ?? api.trace.getTracerProvider()).getTracer(SCOPE);
+  const setter = { set: (carrier: Headers, key: string, value: string) => carrier.set(key, value) };
+  return (request, resendCount) => {
+    const url = new URL(request.url);
+    const span: Span = tracer.startSpan(request.method, {
+      kind: api.SpanKind.CLIENT,
+      attributes: {
+        'http.request.method': request.method,
+        'server.address': url.hostname,
+        'server.port': url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port),
+        // The service's URLs carry a session id at most; credentials travel in a header, never recorded.
+        'url.full': `${url.origin}${url.pathname}`,
+        ...(resendCount > 0 && { 'http.request.resend_count': resendCount }),
+      },
+    });
+    // The service is the caller's own counterpart: its spans continue this one.
+    api.propagation.inject(api.trace.setSpan(api.context.active(), span), request.headers, setter);
+    return {
+      end(response) {
+        span.setAttribute('http.response.status_code', response.status);
+        const requestId = response.headers.get(HEADERS.requestId);
+        if (requestId !== null) span.setAttribute('kyc.request.id', requestId.slice(0, 128));
+        if (response.status >= 400) {
+          span.setAttribute('error.type', String(response.status));
+          span.setStatus({ code: api.SpanStatusCode.ERROR });
+        }
+        span.end();
+      },
+      fail(errorType) {
+        span.setAttribute('error.type', errorType);
+        span.setStatus({ code: api.SpanStatusCode.ERROR });
+        span.end();
+      },
+    };
+  };
+}
+
+/**
+ * The client's tracing: one HTTP CLIENT span per attempt (`GET` / `POST`, the semantic
+ * conventions' attributes, `http.request.resend_count` on retries, the service's request id as
+ * `kyc.request.id`), with `traceparent` injected by the registered propagator. `false` turns it
+ * off; without `@opentelemetry/api` installed it stays off at no cost.
+ */
+export function clientTelemetry(options: KycClientTelemetryOptions | false | undefined): {
+  /** Resolves once the API has been looked for; `await` it before a call. */
+  readonly ready: Promise<void>;
+  start: StartAttempt;
+} {
+  let start: StartAttempt = () => undefined;
+  if (options === false) return { ready: Promise.resolve(), start: (r, n) => start(r, n) };
+  const ready = (options?.api === undefined ? loadOpenTelemetryApi() : Promise.resolve(options.api)).then((api) => {
+    if (api !== undefined) start = startWith(api, options?.tracerProvider);
+  });
+  return { ready, start: (request, resendCount) => start(request, resendCount) };
+}
