@@ -110,12 +110,36 @@ export const API_ERROR_CODES = [
   'UNAUTHORIZED',
   'FORBIDDEN',
   'SESSION_NOT_FOUND',
+  'NOT_FOUND',
   'CONFLICT',
+  'PAYLOAD_TOO_LARGE',
   'UNPROCESSABLE',
   'RATE_LIMITED',
   'INTERNAL',
+  'UNAVAILABLE',
 ] as const;
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
+
+/**
+ * The HTTP status of each error code, as the service API answers it. `SESSION_NOT_FOUND` is
+ * the 404 of a session operation, `NOT_FOUND` the 404 of a path the API does not have.
+ */
+export const API_ERROR_STATUS: Readonly<Record<ApiErrorCode, number>> = /* @__PURE__ */ Object.freeze({
+  INVALID_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  SESSION_NOT_FOUND: 404,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNPROCESSABLE: 422,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  UNAVAILABLE: 503,
+});
+
+/** Largest request body the service API reads (256 KiB); a larger one is answered 413 `PAYLOAD_TOO_LARGE`. */
+export const API_MAX_BODY_BYTES = 256 * 1024;
 
 /** Lowest and highest score of every score field (spec §2.1, §2.2). */
 export const SCORE_MIN = 0;

@@ -54,4 +54,17 @@ describe('published build', () => {
       'webhook-id true undefined',
     );
   });
+
+  it('ships the contract: the openapi entry and the generated JSON files, to both module systems', () => {
+    const cjs = node(
+      "const d = require('@kyc/contracts/openapi.json'); const s = require('@kyc/contracts/schemas/webhook.json'); const { buildOpenApiDocument } = require('@kyc/contracts/openapi'); console.log(d.openapi, s.$schema, JSON.stringify(buildOpenApiDocument()) === JSON.stringify(d))",
+      'commonjs',
+    );
+    expect(cjs.trim()).toBe('3.1.0 https://json-schema.org/draft/2020-12/schema true');
+    const esm = node(
+      "import d from '@kyc/contracts/openapi.json' with { type: 'json' }; import s from '@kyc/contracts/schemas/webhook-v1.json' with { type: 'json' }; console.log(Object.keys(d.webhooks).join(), s.title)",
+      'module',
+    );
+    expect(esm.trim()).toBe('session.completed Completion webhook, v1 shape');
+  });
 });
