@@ -28,6 +28,8 @@ export { planNextAttempt, type ScheduleOptions } from './engine/schedule.js';
 export { standardWebhooksSignature } from './engine/signing.js';
 export { type SqliteDeliveryStoreOptions, sqliteDeliveryStore } from './store/sqlite.js';
 export type * from './store/store.js';
+export type { DeliveryEngineTelemetryOptions } from './telemetry/engine-telemetry.js';
+export { formatTraceparent, parseTraceparent } from './telemetry/traceparent.js';
 // The transport and validation helpers own their public surface in these barrels.
 export * from './transport/index.js';
 export * from './validation/index.js';

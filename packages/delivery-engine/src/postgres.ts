@@ -4,10 +4,5 @@
  *
  * @packageDocumentation
  */
-export {
-  type PgPool,
-  type PgPoolClient,
-  type PgQueryable,
-  type PostgresDeliveryStoreOptions,
-  postgresDeliveryStore,
-} from './store/postgres.js';
+export type { PgPool, PgPoolClient, PgQueryable } from './store/pg-types.js';
+export { type PostgresDeliveryStoreOptions, postgresDeliveryStore } from './store/postgres.js';

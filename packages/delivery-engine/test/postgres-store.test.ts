@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDeliveryEngine, DeliveryEngineError } from '../src/index.js';
 import { postgresDeliveryStore } from '../src/postgres.js';
+import { MIGRATIONS, migrationsTable, SCHEMA_VERSION, tableNames } from '../src/store/schema.js';
 import { storeConformance } from './store-conformance.js';
 import { bodyFor, pause, recordAttempts } from './support/attempts.js';
 import { uniqueSchema } from './support/postgres-schema.js';
@@ -32,6 +33,49 @@ describe.skipIf(!available)('postgres', () => {
         await pool.query(`DROP SCHEMA ${schema} CASCADE`);
       },
     };
+  });
+
+  describe('postgresDeliveryStore schema upgrade', () => {
+    it('adds the trace columns to a version 1 database without touching its rows', async () => {
+      const schema = uniqueSchema('v1');
+      const pool = newPool();
+      const t = tableNames('', schema);
+      const [v1] = MIGRATIONS;
+      try {
+        await pool.query(`CREATE SCHEMA ${schema}`);
+        await pool.query(migrationsTable(t));
+        for (const statement of v1?.postgres(t) ?? []) await pool.query(statement);
+        await pool.query(`INSERT INTO ${t.migrations} VALUES (1, 'v1', 0)`);
+        await pool.query(
+          `INSERT INTO ${t.deliveries} (id, url, origin, body, created_at, next_attempt_at) VALUES ('old', 'https://a.example/', 'https://a.example', '{}', 5, 5)`,
+        );
+
+        const store = postgresDeliveryStore({ pool, schema });
+        await store.migrate();
+        const [old] = await store.claim({ now: 10, limit: 5, leaseMs: 1000, excludeOrigins: [] });
+        expect(old).toMatchObject({ id: 'old', createdAt: 5, traceParent: undefined, companyId: undefined });
+        const traceParent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+        await store.insert({
+          id: 'new',
+          url: 'https://a.example/',
+          origin: 'https://b.example',
+          authKey: undefined,
+          signingSecret: undefined,
+          body: '{}',
+          createdAt: 20,
+          sessionId: 's-9',
+          traceParent,
+        });
+        const [fresh] = await store.claim({ now: 20, limit: 5, leaseMs: 1000, excludeOrigins: [] });
+        expect(fresh).toMatchObject({ traceParent, sessionId: 's-9' });
+        const versions = await pool.query(`SELECT version FROM ${t.migrations} ORDER BY version`);
+        expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }]);
+        // Migrating again is a no-op.
+        await store.migrate();
+      } finally {
+        await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      }
+    });
   });
 
   describe('postgresDeliveryStore outbox', () => {
@@ -205,11 +249,12 @@ describe.skipIf(!available)('postgres', () => {
         // Workers starting together: the advisory lock makes one migrate and the others find it done.
         await Promise.all(Array.from({ length: 4 }, () => postgresDeliveryStore({ pool, schema }).migrate()));
         const { rows } = await pool.query(`SELECT version FROM ${schema}.delivery_schema_migrations`);
-        expect(rows).toEqual([{ version: 1 }]);
-        await pool.query(`INSERT INTO ${schema}.delivery_schema_migrations VALUES (2, 'from the future', 0)`);
+        expect(rows).toEqual(MIGRATIONS.map((m) => ({ version: m.version })));
+        const future = SCHEMA_VERSION + 1;
+        await pool.query(`INSERT INTO ${schema}.delivery_schema_migrations VALUES (${future}, 'from the future', 0)`);
         await expect(postgresDeliveryStore({ pool, schema }).migrate()).rejects.toMatchObject({
           code: 'store_error',
-          message: expect.stringContaining('schema version 2'),
+          message: expect.stringContaining(`schema version ${future}`),
         });
       } finally {
         await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);

@@ -4,7 +4,13 @@ import { createStandardWebhooksVerifier } from '@kyc/webhook-receiver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDeliveryEngine, type DeliveryEngine, sqliteDeliveryStore } from '../src/index.js';
 import { bodyFor, recordAttempts } from './support/attempts.js';
-import { loopbackOptions, type ReceivedRequest, startReceiver, type TestReceiver } from './support/receiver.js';
+import {
+  contract,
+  loopbackOptions,
+  type ReceivedRequest,
+  startReceiver,
+  type TestReceiver,
+} from './support/receiver.js';
 
 const secret = () => `whsec_${randomBytes(32).toString('base64')}`;
 const ENGINE_SECRET = secret();
@@ -47,8 +53,8 @@ describe('opt-in Standard Webhooks signing', () => {
     const endpointVerifier = createStandardWebhooksVerifier(ENDPOINT_SECRET);
     const first = byId(plain.id);
     const second = byId(own.id);
-    expect(await engineVerifier.verify(signatureOf(first), bytes(first))).toEqual({ ok: true });
-    expect(await endpointVerifier.verify(signatureOf(second), bytes(second))).toEqual({ ok: true });
+    expect(await engineVerifier.verify(signatureOf(first), bytes(first))).toEqual({ ok: true, secretIndex: 0 });
+    expect(await endpointVerifier.verify(signatureOf(second), bytes(second))).toEqual({ ok: true, secretIndex: 0 });
     // Each event is signed with its own secret only.
     expect(await endpointVerifier.verify(signatureOf(first), bytes(first))).toMatchObject({ ok: false });
     expect(await engineVerifier.verify(signatureOf(second), bytes(second))).toMatchObject({ ok: false });
@@ -75,5 +81,13 @@ describe('opt-in Standard Webhooks signing', () => {
     const request = receiver.requests.find((r) => r.headers[HEADERS.webhookId] === id);
     expect(request?.headers[HEADERS.webhookSignature]).toBeUndefined();
     expect(request?.headers[HEADERS.webhookTimestamp]).toMatch(/^\d+$/);
+  });
+});
+
+describe('the published contract', () => {
+  it('judged every signed and unsigned delivery of this file against the OpenAPI webhook', () => {
+    expect(contract.counts().webhooks).toBe(receiver.requests.length);
+    expect(receiver.requests.length).toBeGreaterThanOrEqual(3);
+    contract.assertConforms();
   });
 });

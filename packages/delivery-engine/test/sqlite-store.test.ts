@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { DeliveryEngineError, sqliteDeliveryStore } from '../src/index.js';
+import { MIGRATIONS, migrationsTable, SCHEMA_VERSION, tableNames } from '../src/store/schema.js';
 import { storeConformance } from './store-conformance.js';
 
 storeConformance('sqlite', async () => {
@@ -51,9 +52,12 @@ describe('sqliteDeliveryStore options', () => {
       await first.close();
       const raw = new Database(path);
       const versions = raw.prepare('SELECT version, description FROM delivery_schema_migrations').all();
-      expect(versions).toEqual([{ version: 1, description: expect.stringContaining('deliveries') }]);
-      // A newer engine added version 2 and this worker was left on the old code.
-      raw.prepare("INSERT INTO delivery_schema_migrations VALUES (2, 'from the future', 0)").run();
+      expect(versions).toEqual([
+        { version: 1, description: expect.stringContaining('deliveries') },
+        { version: 2, description: expect.stringContaining('trace context') },
+      ]);
+      // A newer engine added a version and this worker was left on the old code.
+      raw.prepare(`INSERT INTO delivery_schema_migrations VALUES (${SCHEMA_VERSION + 1}, 'from the future', 0)`).run();
       raw.close();
       let error: unknown;
       try {
@@ -62,7 +66,53 @@ describe('sqliteDeliveryStore options', () => {
         error = caught;
       }
       expect(error).toBeInstanceOf(DeliveryEngineError);
-      expect(error).toMatchObject({ code: 'store_error', message: expect.stringContaining('schema version 2') });
+      expect(error).toMatchObject({
+        code: 'store_error',
+        message: expect.stringContaining(`schema version ${SCHEMA_VERSION + 1}`),
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('sqliteDeliveryStore schema upgrade', () => {
+  it('adds the trace columns to a version 1 database without touching its rows', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kyc-sqlite-v1-'));
+    const path = join(dir, 'deliveries.db');
+    try {
+      const db = new Database(path);
+      const t = tableNames('');
+      const [v1] = MIGRATIONS;
+      db.exec(migrationsTable(t));
+      for (const statement of v1?.sqlite(t) ?? []) db.exec(statement);
+      db.prepare(`INSERT INTO ${t.migrations} VALUES (1, 'v1', 0)`).run();
+      db.prepare(
+        `INSERT INTO ${t.deliveries} (id, url, origin, body, created_at, next_attempt_at) VALUES ('old', 'https://a.example/', 'https://a.example', '{}', 5, 5)`,
+      ).run();
+      db.close();
+
+      const store = sqliteDeliveryStore({ path });
+      const [old] = await store.claim({ now: 10, limit: 5, leaseMs: 1000, excludeOrigins: [] });
+      expect(old).toMatchObject({ id: 'old', createdAt: 5, traceParent: undefined, sessionId: undefined });
+      const traceParent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+      await store.insert({
+        id: 'new',
+        url: 'https://a.example/',
+        origin: 'https://b.example',
+        authKey: undefined,
+        signingSecret: undefined,
+        body: '{}',
+        createdAt: 20,
+        traceParent,
+      });
+      const [fresh] = await store.claim({ now: 20, limit: 5, leaseMs: 1000, excludeOrigins: [] });
+      expect(fresh?.traceParent).toBe(traceParent);
+      await store.close();
+      const check = new Database(path);
+      const versions = check.prepare(`SELECT version FROM ${t.migrations} ORDER BY version`).all();
+      check.close();
+      expect(versions).toEqual([{ version: 1 }, { version: 2 }]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Resolver } from '../src/transport/types.js';
-import { validateWebhookUrl } from '../src/validation/validate-webhook-url.js';
+import { type Resolver, validateWebhookUrl } from '../src/index.js';
 
 // IP literals must never reach a resolver: this one fails the test if it is asked anything.
 const refusingResolver: Resolver = {

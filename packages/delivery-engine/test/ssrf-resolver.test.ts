@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Resolver } from '../src/transport/types.js';
-import { validateWebhookUrl } from '../src/validation/validate-webhook-url.js';
+import { type Resolver, validateWebhookUrl } from '../src/index.js';
 import { scriptedResolver } from './support/scripted-resolver.js';
 
 const nxdomain = () => Object.assign(new Error('queryA ENOTFOUND hooks.example'), { code: 'ENOTFOUND' });

@@ -1,7 +1,6 @@
 import { createTestCertificate, type TestCertificate } from '@kyc/test-support';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createTransport } from '../src/transport/create-transport.js';
-import type { AttemptRequest, TransportOptions } from '../src/transport/types.js';
+import { type AttemptRequest, createTransport, type TransportOptions } from '../src/index.js';
 import { scriptedResolver } from './support/scripted-resolver.js';
 import { startConnectProxy, startReceiver, startTrap, type TestReceiver } from './transport-receiver.js';
 

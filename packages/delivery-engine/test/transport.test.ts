@@ -4,10 +4,14 @@ import type { AddressInfo } from 'node:net';
 import { RESPONSE_SNIPPET_MAX_BYTES } from '@kyc/contracts';
 import { createTestCertificate, type TestCertificate } from '@kyc/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeliveryEngineError } from '../src/delivery-engine-error.js';
-import { createTransport, type Transport } from '../src/transport/create-transport.js';
-import { sendAttempt } from '../src/transport/send-attempt.js';
-import type { AttemptRequest, TransportOptions } from '../src/transport/types.js';
+import {
+  type AttemptRequest,
+  createTransport,
+  DeliveryEngineError,
+  sendAttempt,
+  type Transport,
+  type TransportOptions,
+} from '../src/index.js';
 import { startReceiver, startTrap, type TestReceiver } from './transport-receiver.js';
 
 const AUTH_VALUE = 'Bearer tr4nsport-test-k3y-9f8e7d6c';

@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { DeliveryEngineError } from '../delivery-engine-error.js';
 import type { DeliveryFilter, DeliveryRecord, DeliverySummary, InsertOptions } from '../store/store.js';
+import { createEngineTelemetry, type EngineTelemetry, NOOP_TELEMETRY } from '../telemetry/engine-telemetry.js';
+import { loadOpenTelemetryApi } from '../telemetry/load-api.js';
 import { checkFilter, checkGrace, checkId, showId } from './check-input.js';
 import { type Clock, systemClock } from './clock.js';
 import { createEndpointLimiter } from './endpoint-limiter.js';
@@ -68,6 +71,15 @@ export function createDeliveryEngine<Transaction = never>(
   const wakeup = createWakeup();
   const sender = createSender(options, resolved.deadlineMs);
   const checkUrl = createUrlCheck(options);
+  let telemetry: EngineTelemetry = NOOP_TELEMETRY;
+  // The API is an optional peer, loaded once; until it has answered, enqueue and start wait.
+  const telemetryReady: Promise<void> =
+    options.telemetry === false
+      ? Promise.resolve()
+      : loadOpenTelemetryApi().then((api) => {
+          if (api !== undefined) telemetry = createEngineTelemetry(api, options.telemetry || undefined);
+        });
+  let unobserve: (() => void) | undefined;
   /** Attempts holding a concurrency slot: from claim until the HTTP exchange ends. */
   const inFlight = new Set<symbol>();
   /** Every attempt not yet finished, recording included: what `stop()` waits for. */
@@ -97,6 +109,7 @@ export function createDeliveryEngine<Transaction = never>(
     onAttempt: options.onAttempt,
     logger,
     abort: abort.signal,
+    telemetry,
   });
 
   /** Claims as much due work as there are free slots; `true` if it may be worth claiming again at once. */
@@ -201,21 +214,31 @@ export function createDeliveryEngine<Transaction = never>(
       if (insertOptions !== undefined && (insertOptions === null || typeof insertOptions !== 'object')) {
         throw new DeliveryEngineError('invalid_option', 'enqueue: options must be an object such as { transaction }');
       }
-      const url = await checkUrl(event.url);
-      const delivery = prepareEvent(event, url, clock.now());
-      await ready();
-      const { created } = await store.insert(delivery, insertOptions);
-      if (!created && insertOptions?.transaction === undefined) {
-        const existing = await store.get(delivery.id);
-        if (existing !== undefined && (existing.url !== delivery.url || existing.body !== delivery.body)) {
-          throw new DeliveryEngineError(
-            'event_id_conflict',
-            `enqueue: event id ${showId(delivery.id)} is already stored with a different URL or body`,
-          );
+      await telemetryReady;
+      const id = event.id ?? `evt_${randomUUID()}`;
+      const span = telemetry.startEnqueue(typeof id === 'string' ? id.slice(0, 256) : '');
+      try {
+        const url = await checkUrl(event.url);
+        const delivery = prepareEvent({ ...event, id }, url, clock.now(), span.traceParent);
+        span.identify(delivery);
+        await ready();
+        const { created } = await store.insert(delivery, insertOptions);
+        if (!created && insertOptions?.transaction === undefined) {
+          const existing = await store.get(delivery.id);
+          if (existing !== undefined && (existing.url !== delivery.url || existing.body !== delivery.body)) {
+            throw new DeliveryEngineError(
+              'event_id_conflict',
+              `enqueue: event id ${showId(delivery.id)} is already stored with a different URL or body`,
+            );
+          }
         }
+        span.end();
+        wakeup.wake();
+        return { id: delivery.id, created };
+      } catch (error) {
+        span.end(error);
+        throw error;
       }
-      wakeup.wake();
-      return { id: delivery.id, created };
     },
 
     start() {
@@ -223,7 +246,15 @@ export function createDeliveryEngine<Transaction = never>(
       starting ??= (async () => {
         await stopping;
         if (running) return;
-        await ready();
+        await Promise.all([ready(), telemetryReady]);
+        const queueStats = store.queueStats?.bind(store);
+        if (queueStats !== undefined && unobserve === undefined) {
+          unobserve = telemetry.observeQueue(
+            () => queueStats(clock.now()),
+            () => clock.now(),
+            (error) => logger?.warn?.('queue gauges: the store did not answer', { error: describe(error) }),
+          );
+        }
         // Subscribed before `running`: if LISTEN fails, start() rejects and may simply be called again.
         if (store.subscribe !== undefined) unsubscribe = await store.subscribe(() => wakeup.wake());
         abort = new AbortController();
@@ -255,6 +286,8 @@ export function createDeliveryEngine<Transaction = never>(
         await sender.close();
         await unsubscribe?.();
         unsubscribe = undefined;
+        unobserve?.();
+        unobserve = undefined;
       })();
       return stopping;
     },

@@ -1,6 +1,7 @@
 import { WEBHOOK_RESPONSE_DEADLINE_MS } from '@kyc/contracts';
 import { DeliveryEngineError } from '../delivery-engine-error.js';
 import type { AttemptRecord, DeliveryState, DeliveryStore } from '../store/store.js';
+import type { DeliveryEngineTelemetryOptions } from '../telemetry/engine-telemetry.js';
 import type { Resolver } from '../transport/types.js';
 import type { Clock } from './clock.js';
 import { signingKey } from './signing.js';
@@ -22,6 +23,8 @@ export interface AttemptEvent {
   readonly state: DeliveryState;
   /** When the next attempt is due, for `pending`. */
   readonly nextAttemptAt: number | undefined;
+  /** W3C `traceparent` of the attempt's span when it was recorded, to put trace ids in log lines. */
+  readonly traceParent?: string | undefined;
 }
 
 /** Options of `createDeliveryEngine`. Only `store` is required. */
@@ -62,6 +65,17 @@ export interface DeliveryEngineOptions<Transaction = never> {
    */
   readonly onAttempt?: (event: AttemptEvent) => void | Promise<void>;
   readonly logger?: DeliveryEngineLogger;
+  /**
+   * OpenTelemetry spans and metrics, through `@opentelemetry/api` when it is installed (an
+   * optional peer). Default: the globally registered providers, a no-op until an SDK is
+   * registered. Pass providers to use others, or `false` to turn instrumentation off.
+   */
+  readonly telemetry?: DeliveryEngineTelemetryOptions | false;
+  /**
+   * Send a W3C `traceparent` header (the attempt span's context) with every delivery. Off by
+   * default: a customer's endpoint belongs to another company, and the header reveals trace ids.
+   */
+  readonly propagateTraceContext?: boolean;
 }
 
 /** The options with every default applied. */
@@ -73,6 +87,7 @@ export interface ResolvedOptions {
   readonly pollIntervalMs: number;
   readonly jitter: number;
   readonly maxWorkerLosses: number;
+  readonly propagateTraceContext: boolean;
 }
 
 /** Time an attempt's result needs to be written after its deadline: the lease covers both. */
@@ -96,6 +111,15 @@ function fail(message: string): never {
 /** The injectable parts (clock, resolver, hooks) are called later, deep in the loop: check their shape now. */
 function checkShape<T>(options: DeliveryEngineOptions<T>): void {
   const { clock, resolver, onAttempt, logger, tls, allowPrivateNetworks, proxy } = options;
+  if (options.telemetry !== undefined && options.telemetry !== false) {
+    const { tracerProvider, meterProvider } = options.telemetry ?? {};
+    if (tracerProvider !== undefined && typeof tracerProvider?.getTracer !== 'function') {
+      fail('`telemetry.tracerProvider` must be an OpenTelemetry TracerProvider');
+    }
+    if (meterProvider !== undefined && typeof meterProvider?.getMeter !== 'function') {
+      fail('`telemetry.meterProvider` must be an OpenTelemetry MeterProvider');
+    }
+  }
   if (clock !== undefined && (typeof clock?.now !== 'function' || typeof clock.sleep !== 'function')) {
     fail('`clock` must have now() and sleep(ms, signal) (see createManualClock)');
   }
@@ -111,6 +135,13 @@ function checkShape<T>(options: DeliveryEngineOptions<T>): void {
     fail("`allowPrivateNetworks` must be an array of CIDR strings such as ['127.0.0.0/8']");
   }
   if (proxy !== undefined && typeof proxy !== 'string') fail('`proxy` must be an http: or https: URL string');
+  const { telemetry, propagateTraceContext } = options;
+  if (telemetry !== undefined && telemetry !== false && (telemetry === null || typeof telemetry !== 'object')) {
+    fail('`telemetry` must be false or an object such as { tracerProvider, meterProvider }');
+  }
+  if (propagateTraceContext !== undefined && typeof propagateTraceContext !== 'boolean') {
+    fail('`propagateTraceContext` must be a boolean');
+  }
 }
 
 /** Applies defaults and rejects impossible combinations with a typed error naming the option. */
@@ -142,5 +173,14 @@ export function resolveOptions<T>(options: DeliveryEngineOptions<T>): ResolvedOp
   }
   if (options.signing !== undefined) signingKey(options.signing?.secret, 'createDeliveryEngine: `signing.secret`');
   checkShape(options);
-  return { concurrency, perEndpointConcurrency, leaseMs, deadlineMs, pollIntervalMs, jitter, maxWorkerLosses };
+  return {
+    concurrency,
+    perEndpointConcurrency,
+    leaseMs,
+    deadlineMs,
+    pollIntervalMs,
+    jitter,
+    maxWorkerLosses,
+    propagateTraceContext: options.propagateTraceContext === true,
+  };
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { DEFAULT_MAX_BODY_BYTES, normalizeWebhookBody } from '@kyc/contracts';
 import { DeliveryEngineError } from '../delivery-engine-error.js';
 import type { NewDelivery } from '../store/store.js';
@@ -16,6 +15,11 @@ export interface WebhookEvent {
   readonly id?: string;
   /** A Standard Webhooks secret (`whsec_…`) for this endpoint; overrides the engine's `signing.secret`. */
   readonly signingSecret?: string;
+  /**
+   * The company this endpoint belongs to, for traces (`kyc.company.id`) and logs; never a
+   * metric label. 1–256 visible ASCII characters.
+   */
+  readonly companyId?: string;
 }
 
 const EVENT_ID = /^[\x21-\x7e]{1,256}$/;
@@ -26,9 +30,12 @@ function invalid(message: string): DeliveryEngineError {
   return new DeliveryEngineError('invalid_event', message);
 }
 
-/** Checks an event and turns it into the row the store keeps. Throws {@link DeliveryEngineError}. */
-export function prepareEvent(event: WebhookEvent, url: URL, now: number): NewDelivery {
-  const id = event.id ?? `evt_${randomUUID()}`;
+/**
+ * Checks an event and turns it into the row the store keeps, with the `traceparent` of the
+ * enqueuing span. Throws {@link DeliveryEngineError}.
+ */
+export function prepareEvent(event: WebhookEvent, url: URL, now: number, traceParent?: string): NewDelivery {
+  const id = event.id;
   if (typeof id !== 'string' || !EVENT_ID.test(id)) {
     throw invalid('event.id: use 1–256 visible ASCII characters (it is sent as the Webhook-Id header)');
   }
@@ -39,7 +46,10 @@ export function prepareEvent(event: WebhookEvent, url: URL, now: number): NewDel
     );
   }
   if (event.signingSecret !== undefined) signingKey(event.signingSecret, 'event.signingSecret');
-  const body = serialiseBody(event.body);
+  if (event.companyId !== undefined && (typeof event.companyId !== 'string' || !EVENT_ID.test(event.companyId))) {
+    throw invalid('event.companyId: use 1–256 visible ASCII characters');
+  }
+  const { body, sessionId } = serialiseBody(event.body);
   return {
     id,
     url: url.href,
@@ -48,6 +58,9 @@ export function prepareEvent(event: WebhookEvent, url: URL, now: number): NewDel
     signingSecret: event.signingSecret,
     body,
     createdAt: now,
+    sessionId,
+    companyId: event.companyId,
+    traceParent,
   };
 }
 
@@ -63,7 +76,7 @@ function checkSize(text: string): void {
   }
 }
 
-function serialiseBody(body: unknown): string {
+function serialiseBody(body: unknown): { body: string; sessionId: string } {
   let text: string;
   let parsed: unknown;
   if (typeof body === 'string') {
@@ -94,5 +107,5 @@ function serialiseBody(body: unknown): string {
     const where = first === undefined ? '' : ` at ${first.path.join('.') || '(root)'}: ${first.message}`;
     throw invalid(`event.body: not a webhook body the protocol accepts (${check.code}${where})`);
   }
-  return text;
+  return { body: text, sessionId: check.webhook.sessionId };
 }

@@ -1,5 +1,6 @@
 import { DeliveryEngineError } from '../delivery-engine-error.js';
 import type { AttemptRecord, DeliveryClaim, DeliveryStore } from '../store/store.js';
+import type { EngineTelemetry } from '../telemetry/engine-telemetry.js';
 import type { AttemptOutcome, AttemptRequest, AttemptResult } from '../transport/types.js';
 import type { Clock } from './clock.js';
 import { attemptHeaders, redactHeaders } from './headers.js';
@@ -27,7 +28,11 @@ export interface AttemptContext {
   readonly logger: DeliveryEngineLogger | undefined;
   /** Aborted when `stop()` gives up waiting: the claim is then released, not recorded. */
   readonly abort: AbortSignal;
+  readonly telemetry: EngineTelemetry;
 }
+
+/** The W3C trace context header (lower case, as the protocol's other header names). */
+const TRACEPARENT_HEADER = 'traceparent';
 
 /**
  * One attempt of one claimed delivery, start to finish: build the headers, send, call `sent`
@@ -40,6 +45,7 @@ export async function runAttempt(ctx: AttemptContext, claim: DeliveryClaim, sent
   let headers: Record<string, string> = {};
   let result: RecordedResult;
   const workerLost = claim.lostLeases >= ctx.options.maxWorkerLosses;
+  const span = ctx.telemetry.startAttempt(claim);
   if (workerLost) {
     // Something about this delivery may be killing workers (a huge response, a bug): stop
     // retrying it blindly and let the schedule count it like any other failure.
@@ -57,6 +63,9 @@ export async function runAttempt(ctx: AttemptContext, claim: DeliveryClaim, sent
       authKey: claim.authKey,
       signingSecret: claim.signingSecret ?? ctx.signingSecret,
     });
+    if (ctx.options.propagateTraceContext && span.traceParent !== undefined) {
+      headers[TRACEPARENT_HEADER] = span.traceParent;
+    }
     result = await ctx.send({ url: claim.url, headers, body: claim.body }, ctx.abort);
   }
   sent();
@@ -64,6 +73,7 @@ export async function runAttempt(ctx: AttemptContext, claim: DeliveryClaim, sent
   // that finished before the abort (any other outcome) is recorded like any other, so a 200
   // that arrived just in time is not sent again.
   if (ctx.abort.aborted && !workerLost && result.outcome === 'timeout') {
+    span.abandon();
     await ctx.store.release(claim).catch((error: unknown) => {
       ctx.logger?.warn?.('could not release a claim on stop; it is retried when its lease ends', {
         deliveryId: claim.id,
@@ -91,6 +101,7 @@ export async function runAttempt(ctx: AttemptContext, claim: DeliveryClaim, sent
   try {
     recorded = await ctx.store.complete(claim, record, transition);
   } catch (error) {
+    span.end(result);
     ctx.logger?.error?.('could not record an attempt; the delivery is retried when its lease ends', {
       deliveryId: claim.id,
       attempt: attemptNumber,
@@ -98,6 +109,7 @@ export async function runAttempt(ctx: AttemptContext, claim: DeliveryClaim, sent
     });
     return;
   }
+  span.end(result, recorded ? { transition, now: finishedAt } : undefined);
   if (!recorded) {
     ctx.logger?.warn?.('lease lost before the result was recorded; another worker owns this delivery now', {
       deliveryId: claim.id,
@@ -116,6 +128,7 @@ export async function runAttempt(ctx: AttemptContext, claim: DeliveryClaim, sent
       attempt: record,
       state: transition.state,
       nextAttemptAt: transition.nextAttemptAt,
+      traceParent: span.traceParent,
     });
     // An async hook's rejection would otherwise be unhandled and, by Node's default, end the process.
     if (returned instanceof Promise) returned.catch(hookFailed);

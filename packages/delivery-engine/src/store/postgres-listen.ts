@@ -1,5 +1,5 @@
 import { DeliveryEngineError } from '../delivery-engine-error.js';
-import type { PgPool, PgPoolClient } from './postgres.js';
+import type { PgPool, PgPoolClient } from './pg-types.js';
 
 /** First wait before listening again after the LISTEN connection broke; doubles up to the maximum. */
 const RETRY_MIN_MS = 250;

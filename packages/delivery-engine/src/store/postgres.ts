@@ -1,33 +1,23 @@
 import { DeliveryEngineError } from '../delivery-engine-error.js';
 import { groupAsync } from './group-commit.js';
+import type { PgPool, PgQueryable } from './pg-types.js';
 import { listen } from './postgres-listen.js';
 import {
   ATTEMPT_COLUMNS,
   attemptValues,
   CLAIM_COLUMNS,
+  INSERT_COLUMNS,
+  insertValues,
   listWhere,
+  queueStatsSql,
   SUMMARY_COLUMNS,
   toAttempt,
   toClaim,
+  toQueueStats,
   toSummary,
 } from './rows.js';
 import { migrationsTable, pendingMigrations, tableNames } from './schema.js';
 import { type AttemptRecord, type AttemptTransition, type DeliveryStore, listLimit } from './store.js';
-
-/** The part of a `pg` client, pool client or pool the store uses (structural: `pg` stays an optional peer). */
-export interface PgQueryable {
-  query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
-}
-
-/** A checked-out `pg` client, as `pool.connect()` returns it. */
-export interface PgPoolClient extends PgQueryable {
-  release(error?: Error | boolean): void;
-}
-
-/** A `pg.Pool` (or anything shaped like one). */
-export interface PgPool extends PgQueryable {
-  connect(): Promise<PgPoolClient>;
-}
 
 /** Options of {@link postgresDeliveryStore}. */
 export interface PostgresDeliveryStoreOptions {
@@ -157,10 +147,10 @@ export function postgresDeliveryStore(options: PostgresDeliveryStoreOptions): De
       }
       const result = await query(
         'insert',
-        `WITH i AS (INSERT INTO ${t.deliveries} (id, url, origin, auth_key, signing_secret, body, created_at, next_attempt_at)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $7) ON CONFLICT (id) DO NOTHING RETURNING 1)
+        `WITH i AS (INSERT INTO ${t.deliveries} (${INSERT_COLUMNS})
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING RETURNING 1)
          SELECT count(*)::int AS n, ${notify} FROM i`,
-        [d.id, d.url, d.origin, d.authKey ?? null, d.signingSecret ?? null, d.body, d.createdAt],
+        insertValues(d),
         on,
       );
       return { created: Number(result.rows[0]?.n) === 1 };
@@ -221,6 +211,11 @@ export function postgresDeliveryStore(options: PostgresDeliveryStoreOptions): De
       );
       const row = result.rows[0];
       return row === undefined ? undefined : Number(row.next_attempt_at);
+    },
+
+    async queueStats(now) {
+      const result = await query('queueStats', queueStatsSql(t.deliveries, '$1::bigint'), [now]);
+      return toQueueStats(result.rows[0]);
     },
 
     async get(id) {

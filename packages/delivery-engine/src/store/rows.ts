@@ -1,4 +1,12 @@
-import type { AttemptRecord, DeliveryClaim, DeliveryFilter, DeliveryState, DeliverySummary } from './store.js';
+import type {
+  AttemptRecord,
+  DeliveryClaim,
+  DeliveryFilter,
+  DeliveryState,
+  DeliverySummary,
+  NewDelivery,
+  QueueStats,
+} from './store.js';
 
 /**
  * Row mapping shared by the SQL stores. Both use the same snake_case columns; Postgres returns
@@ -13,7 +21,47 @@ export const SUMMARY_COLUMNS =
 
 /** Columns returned by a claim. */
 export const CLAIM_COLUMNS =
-  'id, url, origin, auth_key, signing_secret, body, attempts, round_attempts, round, lost_leases, lease_token, due_at';
+  'id, url, origin, auth_key, signing_secret, body, attempts, round_attempts, round, lost_leases, lease_token, due_at, created_at, session_id, company_id, trace_parent';
+
+/** Columns written by an insert, in the order of {@link insertValues}. */
+export const INSERT_COLUMNS =
+  'id, url, origin, auth_key, signing_secret, body, created_at, next_attempt_at, session_id, company_id, trace_parent';
+
+/** Positional values of a new delivery, in the order of {@link INSERT_COLUMNS} (due at once). */
+export function insertValues(d: NewDelivery): unknown[] {
+  return [
+    d.id,
+    d.url,
+    d.origin,
+    d.authKey ?? null,
+    d.signingSecret ?? null,
+    d.body,
+    d.createdAt,
+    d.createdAt,
+    d.sessionId ?? null,
+    d.companyId ?? null,
+    d.traceParent ?? null,
+  ];
+}
+
+/** Queue counts at `now` (one scan of the pending rows, through the partial due index). */
+export function queueStatsSql(deliveries: string, now: string): string {
+  return `SELECT
+      count(*) FILTER (WHERE next_attempt_at <= ${now}) AS due,
+      count(*) FILTER (WHERE leased = 0 AND next_attempt_at > ${now}) AS waiting_retry,
+      count(*) FILTER (WHERE leased = 1 AND next_attempt_at > ${now}) AS in_flight,
+      min(next_attempt_at) FILTER (WHERE next_attempt_at <= ${now}) AS oldest_due_at
+    FROM ${deliveries} WHERE state = 'pending'`;
+}
+
+export function toQueueStats(row: Row | undefined): QueueStats {
+  return {
+    due: num(row?.due ?? 0),
+    waitingRetry: num(row?.waiting_retry ?? 0),
+    inFlight: num(row?.in_flight ?? 0),
+    oldestDueAt: optNum(row?.oldest_due_at),
+  };
+}
 
 function num(value: unknown): number {
   return typeof value === 'number' ? value : Number(value);
@@ -41,6 +89,10 @@ export function toClaim(row: Row): DeliveryClaim {
     lostLeases: num(row.lost_leases),
     token: num(row.lease_token),
     dueAt: num(row.due_at),
+    createdAt: optNum(row.created_at),
+    sessionId: optStr(row.session_id),
+    companyId: optStr(row.company_id),
+    traceParent: optStr(row.trace_parent),
   };
 }
 

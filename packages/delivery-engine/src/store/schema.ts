@@ -121,7 +121,20 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE ${t.deliveries} SET (autovacuum_analyze_scale_factor = 0.02, autovacuum_vacuum_scale_factor = 0.05)`,
     ],
   },
+  {
+    version: 2,
+    description: 'session id, company id and enqueuing trace context of each delivery',
+    sqlite: (t) => traceColumns(t),
+    postgres: (t) => traceColumns(t),
+  },
 ];
+
+/** Nullable, so rows written by version 1 stay valid: their attempts simply start new traces. */
+function traceColumns(t: TableNames): string[] {
+  return ['session_id', 'company_id', 'trace_parent'].map(
+    (column) => `ALTER TABLE ${t.deliveries} ADD COLUMN ${column} TEXT`,
+  );
+}
 
 /** The newest schema version this code knows. */
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

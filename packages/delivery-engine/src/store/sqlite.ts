@@ -5,10 +5,14 @@ import {
   ATTEMPT_COLUMNS,
   attemptValues,
   CLAIM_COLUMNS,
+  INSERT_COLUMNS,
+  insertValues,
   listWhere,
+  queueStatsSql,
   SUMMARY_COLUMNS,
   toAttempt,
   toClaim,
+  toQueueStats,
   toSummary,
 } from './rows.js';
 import { migrationsTable, pendingMigrations, tableNames } from './schema.js';
@@ -95,8 +99,8 @@ export function sqliteDeliveryStore(options: SqliteDeliveryStoreOptions): Delive
   }
 
   const insert = db.prepare(
-    `INSERT INTO ${t.deliveries} (id, url, origin, auth_key, signing_secret, body, created_at, next_attempt_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+    `INSERT INTO ${t.deliveries} (${INSERT_COLUMNS})
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
   );
   const claim = db.prepare(
     `UPDATE ${t.deliveries}
@@ -137,6 +141,7 @@ export function sqliteDeliveryStore(options: SqliteDeliveryStoreOptions): Delive
       WHERE state = 'pending' AND origin NOT IN (SELECT value FROM json_each(?))
       ORDER BY next_attempt_at LIMIT 1`,
   );
+  const stats = db.prepare(queueStatsSql(t.deliveries, '@now'));
   const getOne = db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM ${t.deliveries} WHERE id = ?`);
   const getAttempts = db.prepare(`SELECT * FROM ${t.attempts} WHERE delivery_id = ? ORDER BY attempt`);
   const getRedeliveries = db.prepare(
@@ -200,19 +205,7 @@ export function sqliteDeliveryStore(options: SqliteDeliveryStoreOptions): Delive
       run('insert', () => {
         // Ignoring it would commit the event on its own, outside the caller's transaction.
         if (insertOptions?.transaction !== undefined) throw transactionRefused();
-        return {
-          created:
-            insert.run(
-              d.id,
-              d.url,
-              d.origin,
-              d.authKey ?? null,
-              d.signingSecret ?? null,
-              d.body,
-              d.createdAt,
-              d.createdAt,
-            ).changes === 1,
-        };
+        return { created: insert.run(...insertValues(d)).changes === 1 };
       }),
     claim: (r) =>
       run('claim', () =>
@@ -248,6 +241,7 @@ export function sqliteDeliveryStore(options: SqliteDeliveryStoreOptions): Delive
         const row = nextDue.get(JSON.stringify(exclude)) as Row | undefined;
         return row === undefined ? undefined : Number(row.next_attempt_at);
       }),
+    queueStats: (now) => run('queueStats', () => toQueueStats(stats.get({ now }) as Row | undefined)),
     get: (id) =>
       run('get', (): DeliveryRecord | undefined => {
         const row = getOne.get(id) as Row | undefined;

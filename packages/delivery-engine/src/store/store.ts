@@ -21,6 +21,12 @@ export interface NewDelivery {
   /** The JSON body, byte for byte as it is sent. */
   readonly body: string;
   readonly createdAt: number;
+  /** The session the body is about (span attribute `kyc.session.id`). */
+  readonly sessionId?: string | undefined;
+  /** The caller's company id (span attribute `kyc.company.id`). */
+  readonly companyId?: string | undefined;
+  /** W3C `traceparent` of the span that enqueued the event: every attempt links to it, in any process. */
+  readonly traceParent?: string | undefined;
 }
 
 /** A due delivery leased to one worker until `leaseUntil`. */
@@ -43,6 +49,24 @@ export interface DeliveryClaim {
   readonly token: number;
   /** When the delivery was due before this claim (restored by {@link DeliveryStore.release}). */
   readonly dueAt: number;
+  /** When the event was enqueued (stores written before schema version 2 may omit it). */
+  readonly createdAt?: number | undefined;
+  readonly sessionId?: string | undefined;
+  readonly companyId?: string | undefined;
+  /** As stored by {@link NewDelivery.traceParent}. */
+  readonly traceParent?: string | undefined;
+}
+
+/** Pending deliveries by state at one instant, for the queue gauges. */
+export interface QueueStats {
+  /** Due now (or whose lease ended without a result) and not claimed. */
+  readonly due: number;
+  /** Waiting for a retry (or a redelivery) that is not due yet. */
+  readonly waitingRetry: number;
+  /** Claimed by a worker whose lease has not ended. */
+  readonly inFlight: number;
+  /** When the longest-waiting due delivery became due; `undefined` when none is due. */
+  readonly oldestDueAt: number | undefined;
 }
 
 /** One row of the attempt log. Headers arrive here already redacted. */
@@ -174,6 +198,11 @@ export interface DeliveryStore<Transaction = never> {
    * Optional: stores without it are polled.
    */
   subscribe?(listener: () => void): Promise<() => Promise<void>>;
+  /**
+   * Counts pending deliveries by state at `now`, for the `kyc.webhook.queue.depth` and
+   * `kyc.webhook.oldest_due.age` gauges. Optional: without it those gauges are not reported.
+   */
+  queueStats?(now: number): Promise<QueueStats>;
   close(): Promise<void>;
 }
 

@@ -1,10 +1,15 @@
 import { EventEmitter } from 'node:events';
 
+type AbortListener = () => void;
+
 /**
- * The abort switch of one attempt, fired by its deadline or by a stop. undici accepts any
- * EventEmitter with `aborted`/`reason` as a request signal, and one of these costs a fraction of
- * an `AbortController` plus its EventTarget listeners, which showed up on the hot path. A real
- * `AbortSignal` is made only when a resolver needs one.
+ * The abort switch of one attempt, fired by its deadline or by a stop. undici takes any object
+ * with `aborted`, `reason` and `addEventListener`/`removeEventListener` as a request signal, and
+ * one of these costs a fraction of an `AbortController` plus its EventTarget listeners, which
+ * showed up on the hot path. A real `AbortSignal` is made only when a resolver needs one.
+ *
+ * undici 8 hands any signal that has `aborted` to Node's `events.addAbortListener`, which calls
+ * `addEventListener` on it; an EventEmitter alone (enough for undici 7) fails there.
  */
 export class AttemptAbort extends EventEmitter {
   aborted = false;
@@ -20,6 +25,15 @@ export class AttemptAbort extends EventEmitter {
     this.timedOut = timedOut;
     this.#controller?.abort(reason);
     this.emit('abort');
+  }
+
+  addEventListener(type: 'abort', listener: AbortListener): void {
+    // Every listener is a one-shot: the switch fires once.
+    this.once(type, listener);
+  }
+
+  removeEventListener(type: 'abort', listener: AbortListener): void {
+    this.removeListener(type, listener);
   }
 
   /** A standard `AbortSignal` that follows this switch (for resolvers). */

@@ -3,7 +3,24 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { HEADERS } from '@kyc/contracts';
-import { createTestCertificate, type TestCertificate } from '@kyc/test-support';
+import { createContractRecorder, createTestCertificate, type TestCertificate } from '@kyc/test-support';
+import { afterAll } from 'vitest';
+
+/**
+ * Every delivery a test receiver gets is judged against the webhook of the published OpenAPI
+ * document (`@kyc/contracts/openapi.json`): headers and body. A test file that starts a
+ * receiver fails after its tests if any delivery broke the contract.
+ */
+export const contract = createContractRecorder();
+afterAll(() => contract.assertConforms());
+
+function toHeaders(raw: IncomingMessage['headers']): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw)) {
+    for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, one);
+  }
+  return headers;
+}
 
 /** One request the receiver saw. */
 export interface ReceivedRequest {
@@ -72,6 +89,7 @@ export async function startReceiver(
         localAddress: req.socket.localAddress ?? '',
       };
       requests.push(received);
+      contract.webhook({ method: req.method ?? '', headers: toHeaders(req.headers), body: received.body });
       const id = String(req.headers[HEADERS.webhookId]);
       counts.set(id, (counts.get(id) ?? 0) + 1);
       for (const waiter of waiters.filter((w) => requests.length >= w.n)) waiter.resolve();
