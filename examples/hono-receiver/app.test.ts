@@ -3,7 +3,7 @@ import { serve } from '@hono/node-server';
 import { receiverExampleSuite } from '@kyc/test-support';
 import { createApp } from './app.js';
 
-receiverExampleSuite('hono-receiver', async ({ authKey, onDecision }) => {
+receiverExampleSuite('hono-receiver on Node', async ({ authKey, onDecision }) => {
   const app = createApp({ authKeys: authKey, onDecision });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const started = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(started));

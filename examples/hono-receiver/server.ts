@@ -1,4 +1,4 @@
-/** Runs the Hono app on Node. On Bun: `export default createApp(…)`; on Workers: the same with `fetch`. */
+/** Runs the Hono app of app.ts on Node. The same app: bun.ts (Bun), deno.ts (Deno), worker.ts (Cloudflare Workers). */
 import { serve } from '@hono/node-server';
 import { createApp } from './app.js';
 

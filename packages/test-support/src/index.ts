@@ -1,6 +1,22 @@
 export { createTestCertificate, type TestCertificate } from './certificates.js';
+export {
+  type ContractChecker,
+  type ContractVerdict,
+  createContractChecker,
+  type SeenRequest,
+  type SeenResponse,
+  type SeenWebhook,
+} from './contract/contract-checker.js';
+export { type ContractRecorder, createContractRecorder } from './contract/contract-recorder.js';
 export { type NodeRuntime, nodeRuntimes } from './node-runtimes.js';
-export { type RecordedDecision, receiverExampleSuite, type StartExample } from './receiver-example-suite.js';
+export { type ProcessExampleOptions, startProcessExample } from './process-example.js';
+export {
+  type RecordedDecision,
+  receiverExampleSuite,
+  type StartExample,
+  type StartedExample,
+} from './receiver-example-suite.js';
+export { type RuntimeName, runtimeBinary } from './runtime-binary.js';
 export {
   CHROMIUM_PATH,
   chromiumAvailable,

@@ -6,7 +6,7 @@ import {
   sampleV1Webhook,
   WEBHOOK_USER_AGENT,
 } from '@kyc/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 /** A decision as the examples record it (mirrors `@kyc/example-actions`). */
 export interface RecordedDecision {
@@ -18,7 +18,18 @@ export interface RecordedDecision {
 export type StartExample = (options: {
   authKey: string;
   onDecision: (decision: RecordedDecision) => void;
-}) => Promise<{ url: string; close: () => Promise<void> }>;
+}) => Promise<StartedExample>;
+
+/** A running example. */
+export interface StartedExample {
+  readonly url: string;
+  close(): Promise<void>;
+  /**
+   * Resolves once decisions already made have reached `onDecision`. Needed where they travel on
+   * another channel than the HTTP answer (a child process's stdout), so they may land after it.
+   */
+  settle?(): Promise<void>;
+}
 
 const AUTH_KEY = 'example-auth-key-7f3c9a1e5b2d4f60';
 
@@ -29,7 +40,7 @@ const AUTH_KEY = 'example-auth-key-7f3c9a1e5b2d4f60';
 export function receiverExampleSuite(name: string, start: StartExample): void {
   describe(`${name}: receives KYC webhooks`, () => {
     const decisions: RecordedDecision[] = [];
-    let server: Awaited<ReturnType<StartExample>>;
+    let server: StartedExample;
 
     beforeAll(async () => {
       server = await start({ authKey: AUTH_KEY, onDecision: (decision) => decisions.push(decision) });
@@ -47,7 +58,13 @@ export function receiverExampleSuite(name: string, start: StartExample): void {
       if (webhookId !== undefined) headers[HEADERS.webhookId] = webhookId;
       return fetch(server.url, { method: 'POST', headers, body: JSON.stringify(body) });
     };
-    const decisionsFor = (sessionId: string) => decisions.filter((d) => d.sessionId === sessionId);
+    /** The decisions for a session, once `expected` of them arrived (or a few seconds passed) and the rest settled. */
+    const decisionsFor = async (sessionId: string, expected = 0) => {
+      const of = () => decisions.filter((d) => d.sessionId === sessionId);
+      await vi.waitFor(() => expect(of().length).toBeGreaterThanOrEqual(expected), { timeout: 5_000 }).catch(() => {});
+      await server.settle?.();
+      return of();
+    };
 
     it('rejects a delivery without a key, or with a wrong one, and acts on neither', async () => {
       const body = { ...structuredClone(sampleStatusWebhook), sessionId: `${name}-unauth` };
@@ -55,7 +72,7 @@ export function receiverExampleSuite(name: string, start: StartExample): void {
       const wrong = await deliver(body, 'not-the-key-but-long-enough');
       expect(wrong.status).toBe(401);
       expect(wrong.headers.get(HEADERS.wwwAuthenticate)).toMatch(/^Bearer/);
-      expect(decisionsFor(`${name}-unauth`)).toEqual([]);
+      expect(await decisionsFor(`${name}-unauth`)).toEqual([]);
     });
 
     it('acts on a status-shaped delivery once, however often it is delivered', async () => {
@@ -65,7 +82,9 @@ export function receiverExampleSuite(name: string, start: StartExample): void {
       answers.push(await deliver(body, AUTH_KEY, 'evt-1'));
       for (const answer of answers) expect([200, 409]).toContain(answer.status);
       expect((await deliver(body, AUTH_KEY, 'evt-1')).status).toBe(200);
-      expect(decisionsFor(sessionId)).toEqual([{ sessionId, action: 'activate-account', reason: expect.any(String) }]);
+      expect(await decisionsFor(sessionId, 1)).toEqual([
+        { sessionId, action: 'activate-account', reason: expect.any(String) },
+      ]);
     });
 
     it('acts again on a later event for the same session (PENDING, then APPROVED)', async () => {
@@ -74,7 +93,10 @@ export function receiverExampleSuite(name: string, start: StartExample): void {
       const approved = { ...pending, status: 'APPROVED', timestamp: '2026-11-22T09:00:00.000Z' };
       expect((await deliver(pending)).status).toBe(200);
       expect((await deliver(approved)).status).toBe(200);
-      expect(decisionsFor(sessionId).map((d) => d.action)).toEqual(['notify-compliance', 'activate-account']);
+      expect((await decisionsFor(sessionId, 2)).map((d) => d.action)).toEqual([
+        'notify-compliance',
+        'activate-account',
+      ]);
     });
 
     it('reads a v1 delivery and sends it to review by scores', async () => {
@@ -85,7 +107,7 @@ export function receiverExampleSuite(name: string, start: StartExample): void {
         detailsURL: sampleV1Webhook.detailsURL.replace(/[^/]+$/, id),
       };
       expect((await deliver(body)).status).toBe(200);
-      expect(decisionsFor(id).map((d) => d.action)).toEqual(['review-scores']);
+      expect((await decisionsFor(id, 1)).map((d) => d.action)).toEqual(['review-scores']);
     });
 
     it('answers 400 to a body that is not JSON', async () => {

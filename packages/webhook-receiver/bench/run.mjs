@@ -1,4 +1,4 @@
-// Bundles the bench with esbuild the way tsup builds the package (minified names are not kept,
+// Bundles the bench with esbuild the way the published build bundles the package (minified names are not kept,
 // unlike tsx, whose keepNames wrapper costs on every closure) and runs it with plain node.
 // Output goes to .tmp/bench (ignored by git, outside the published files).
 import { spawnSync } from 'node:child_process';
@@ -6,13 +6,13 @@ import { build } from 'esbuild';
 
 const outdir = new URL('../.tmp/bench/', import.meta.url).pathname;
 await build({
-  entryPoints: ['bench/index.ts', 'bench/http-server.ts'],
+  entryPoints: ['bench/index.ts', 'bench/http-server.ts', 'bench/memory-process.ts'],
   outdir,
   outExtension: { '.js': '.mjs' },
   bundle: true,
   platform: 'node',
   format: 'esm',
-  target: 'node20',
+  target: 'node22',
   conditions: ['@kyc/source'],
   // Workspace packages (@kyc/*) are bundled from source; everything from the registry stays external.
   plugins: [

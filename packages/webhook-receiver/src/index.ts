@@ -5,6 +5,16 @@
  * @packageDocumentation
  */
 
+export type {
+  AuditAppendOptions,
+  AuditEntry,
+  AuditFailurePolicy,
+  AuditHead,
+  AuditOptions,
+  AuditRecord,
+  AuditSignatureHeaders,
+  AuditSink,
+} from './audit/types.js';
 export { type MemoryIdempotencyStoreOptions, memoryIdempotencyStore } from './idempotency/memory.js';
 export type { ClaimOptions, ClaimResult, Clock, CompleteOptions, IdempotencyStore } from './idempotency/store.js';
 export {
@@ -19,9 +29,10 @@ export {
   type WebhookBody,
   type WebhookEventIdentity,
 } from './parse-webhook.js';
-export type { AnswerCode } from './receiver/answers.js';
 export { createWebhookReceiver } from './receiver/create-webhook-receiver.js';
+export type { AnswerCode, ReceiveOutcome } from './receiver/outcome.js';
 export type {
+  AuditTrail,
   AuthenticatedReceiverOptions,
   BaseReceiverOptions,
   LogFields,
@@ -42,6 +53,7 @@ export {
   type StandardWebhooksOptions,
   type StandardWebhooksVerifier,
 } from './signatures/standard-webhooks.js';
+export type { ReceiverTelemetryOptions } from './telemetry/telemetry-options.js';
 export {
   type AuthKeys,
   type AuthorizationFailureCode,

@@ -119,6 +119,37 @@ describe('parseWebhook', () => {
     for (const issue of error.issues) expect(Array.isArray(issue.path) && issue.message.length > 0).toBe(true);
   });
 
+  it('reads U+FFFD sent as valid UTF-8, and refuses invalid bytes wherever they are', () => {
+    const encoder = new TextEncoder();
+    const valid = encoder.encode('{"sessionId":"s\uFFFD1"}');
+    expect(parseWebhook(valid).sessionId).toBe('s\uFFFD1');
+    expect(parseWebhook(valid.buffer as ArrayBuffer).sessionId).toBe('s\uFFFD1');
+    fc.assert(
+      fc.property(
+        fc.string(),
+        fc.nat(),
+        fc.constantFrom(0x80, 0xbf, 0xc0, 0xc3, 0xe2, 0xed, 0xf0, 0xf5, 0xff),
+        (name, at, byte) => {
+          const bytes = encoder.encode(JSON.stringify({ sessionId: 's1', name }));
+          const broken = new Uint8Array(bytes.length + 1);
+          const cut = at % (bytes.length + 1);
+          broken.set(bytes.subarray(0, cut));
+          broken[cut] = byte;
+          broken.set(bytes.subarray(cut), cut + 1);
+          let fatal: string | undefined;
+          try {
+            fatal = new TextDecoder('utf-8', { fatal: true }).decode(broken);
+          } catch {
+            fatal = undefined;
+          }
+          const result = safeParseWebhook(broken);
+          if (fatal === undefined) expect(result.success || result.error.code).toBe('invalid_encoding');
+          else expect(result.success || result.error.code).not.toBe('invalid_encoding');
+        },
+      ),
+    );
+  });
+
   it('keeps the body out of a JSON error (message and cause): it may carry personal data', () => {
     const error = errorOf(() => parseWebhook('{"name":"Ana Secretname", oops}'));
     expect(error.code).toBe('invalid_json');

@@ -43,6 +43,10 @@ export type SafeParseWebhookResult =
   | { readonly success: false; readonly error: WebhookError };
 
 const decoder = /* @__PURE__ */ new TextDecoder('utf-8', { fatal: true });
+// The replacing decoder takes a faster path in V8/Node than the fatal one. Every invalid byte
+// sequence becomes U+FFFD, so a text without one came from valid UTF-8; a text with one (an
+// invalid body, or a valid body that spells U+FFFD) is decoded again by the fatal decoder.
+const fastDecoder = /* @__PURE__ */ new TextDecoder('utf-8');
 
 function describeType(body: unknown): string {
   if (body === null) return 'null';
@@ -53,6 +57,8 @@ function describeType(body: unknown): string {
 function toText(body: unknown): string {
   if (typeof body === 'string') return body;
   if (body instanceof Uint8Array || body instanceof ArrayBuffer) {
+    const text = fastDecoder.decode(body);
+    if (!text.includes('\uFFFD')) return text;
     try {
       return decoder.decode(body);
     } catch (cause) {

@@ -4,6 +4,10 @@
  *
  * @packageDocumentation
  */
+
+export { createAuditTable, type PostgresAuditOptions } from './audit/postgres-audit-table.js';
+export { type PostgresAuditSinkOptions, postgresAuditSink } from './audit/postgres-sink.js';
+export { readPostgresAuditLog } from './audit/read-postgres-audit-log.js';
 export {
   createIdempotencyTable,
   type PostgresIdempotencyStoreOptions,

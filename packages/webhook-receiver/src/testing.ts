@@ -4,5 +4,10 @@
  *
  * @packageDocumentation
  */
+export {
+  createLambdaEvent,
+  type LambdaEventOptions,
+  type LambdaEventShape,
+} from './testing/create-lambda-event.js';
 export { createTestRequest, type TestRequestOptions } from './testing/create-test-request.js';
 export { samples } from './testing/samples.js';

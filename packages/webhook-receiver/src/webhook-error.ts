@@ -13,6 +13,8 @@ import type { WebhookIssue } from '@kyc/contracts/webhook-reader';
  * - `body_already_consumed`: a framework read or parsed the request stream before the receiver.
  * - `body_unreadable`: the request stream failed (client disconnected).
  * - `invalid_option`: a receiver or store option is wrong (bad key, bad table name, …).
+ * - `unsupported_event`: an adapter got something that is not an HTTP request of its platform (a
+ *   Lambda event that is not from API Gateway or a function URL).
  */
 export type WebhookErrorCode =
   | 'parsed_body'
@@ -26,7 +28,8 @@ export type WebhookErrorCode =
   | 'body_too_large'
   | 'body_already_consumed'
   | 'body_unreadable'
-  | 'invalid_option';
+  | 'invalid_option'
+  | 'unsupported_event';
 
 /** What the receiver answers for each code: 4xx for the sender's input, 500 for our own set-up. */
 const STATUS_BY_CODE: Readonly<Record<WebhookErrorCode, number>> = {
@@ -42,6 +45,7 @@ const STATUS_BY_CODE: Readonly<Record<WebhookErrorCode, number>> = {
   body_already_consumed: 500,
   body_unreadable: 400,
   invalid_option: 500,
+  unsupported_event: 500,
 };
 
 /** Options of {@link WebhookError}. */

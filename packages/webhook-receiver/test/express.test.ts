@@ -35,6 +35,32 @@ describe('Express 5 with express.raw() on the route', () => {
   });
 });
 
+describe('Express 5 with express.json() keeping req.rawBody (the way Google Cloud Functions, Firebase and NestJS do)', () => {
+  it('uses req.rawBody instead of refusing the parsed req.body', async () => {
+    const seen: unknown[] = [];
+    const receiver = createWebhookReceiver({ authKeys: AUTH_KEY, onEvent: (event) => void seen.push(event.raw) });
+    const app = express();
+    app.use(
+      express.json({
+        verify: (request, _response, bytes) => {
+          Reflect.set(request, 'rawBody', bytes);
+        },
+      }),
+    );
+    app.post('/webhooks/kyc', toNodeHandler(receiver));
+    const server = await listen(createServer(app));
+    try {
+      const text = `{ "sessionId" : "sess_raw_1", "status": "APPROVED", "timestamp": "2026-11-21T10:15:30.123Z" }`;
+      expect((await sendOverHttp(server.baseUrl, authorized(text))).status).toBe(200);
+      expect((await sendOverHttp(server.baseUrl, authorized(text))).status).toBe(200);
+      expect(seen).toHaveLength(1);
+      expect(seen[0]).toMatchObject({ sessionId: 'sess_raw_1' });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('Express 5 with express.json() mounted before the receiver', () => {
   it('answers a clear 500 at once (no hang), logs the fix, and never runs the handler', async () => {
     const logged: string[] = [];

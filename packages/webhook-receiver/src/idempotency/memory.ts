@@ -9,10 +9,12 @@ export interface MemoryIdempotencyStoreOptions {
   readonly now?: Clock;
 }
 
+// Mutable: completing or extending a claim updates its entry where it lies (one lookup, no new
+// object). Each entry sits in exactly one of the two generations.
 interface Entry {
-  readonly state: 'claimed' | 'completed';
-  readonly token: string;
-  readonly expiresAt: number;
+  state: 'claimed' | 'completed';
+  token: string;
+  expiresAt: number;
 }
 
 const DEFAULT_MAX_ENTRIES = 10_000;
@@ -54,54 +56,66 @@ export function memoryIdempotencyStore(options: MemoryIdempotencyStoreOptions = 
     }
   }
 
-  function put(key: string, entry: Entry): void {
-    previous.delete(key);
+  function add(key: string, entry: Entry): void {
     current.set(key, entry);
     if (current.size >= generation) rotate();
   }
 
-  function live(key: string, at: number): Entry | undefined {
-    const entry = current.get(key) ?? previous.get(key);
-    if (entry === undefined) return undefined;
-    if (entry.expiresAt <= at) {
+  /**
+   * The entry of `key`, moved into `current` when it was found in `previous` (it was used);
+   * with `at`, only while its lease or TTL lasts (an ended one is forgotten).
+   */
+  function find(key: string, at?: number): Entry | undefined {
+    let entry = current.get(key);
+    if (entry !== undefined) {
+      if (at === undefined || entry.expiresAt > at) return entry;
       current.delete(key);
-      previous.delete(key);
       return undefined;
     }
+    entry = previous.get(key);
+    if (entry === undefined) return undefined;
+    previous.delete(key);
+    if (at !== undefined && entry.expiresAt <= at) return undefined;
+    add(key, entry);
     return entry;
   }
 
   return {
     async claim(key, { leaseMs }): Promise<ClaimResult> {
       const at = now();
-      const entry = live(key, at);
+      const entry = find(key, at);
       if (entry !== undefined) {
-        if (!current.has(key)) put(key, entry);
         if (entry.state === 'completed') return COMPLETED;
         return { outcome: 'in_progress', retryAfterMs: Math.max(0, entry.expiresAt - at) };
       }
       const token = String(++sequence);
-      put(key, { state: 'claimed', token, expiresAt: at + leaseMs });
+      add(key, { state: 'claimed', token, expiresAt: at + leaseMs });
       return { outcome: 'claimed', token };
     },
     async complete(key, token, { ttlMs }) {
       // A claim whose lease ran out but that nobody took over still completes: the work was done.
       const at = now();
-      const entry = live(key, at);
-      if (entry !== undefined && (entry.state !== 'claimed' || entry.token !== token)) return false;
-      put(key, { state: 'completed', token, expiresAt: at + ttlMs });
+      const entry = find(key, at);
+      if (entry === undefined) {
+        add(key, { state: 'completed', token, expiresAt: at + ttlMs });
+        return true;
+      }
+      if (entry.state !== 'claimed' || entry.token !== token) return false;
+      entry.state = 'completed';
+      entry.expiresAt = at + ttlMs;
       return true;
     },
     async extend(key, token, { leaseMs }) {
-      // Not `live()`: a claim past its lease that nobody took over is still this token's to renew.
-      const entry = current.get(key) ?? previous.get(key);
+      // No `at`: a claim past its lease that nobody took over is still this token's to renew.
+      const entry = find(key);
       if (entry === undefined || entry.state !== 'claimed' || entry.token !== token) return false;
-      put(key, { state: 'claimed', token, expiresAt: now() + leaseMs });
+      entry.expiresAt = now() + leaseMs;
       return true;
     },
     async release(key, token) {
-      const entry = live(key, now());
+      const entry = find(key, now());
       if (entry === undefined || entry.state !== 'claimed' || entry.token !== token) return false;
+      // Deleted from both: moving it into `current` may have rotated it into `previous`.
       current.delete(key);
       previous.delete(key);
       return true;

@@ -7,24 +7,8 @@ import {
   WEBHOOK_RETRY_DELAYS_MS,
   WEBHOOK_SUCCESS_STATUS,
 } from '@kyc/contracts/webhook-reader';
+import type { AnswerCode, ReceiveOutcome } from './outcome.js';
 import type { ReceiverAnswer } from './types.js';
-
-/** Why the receiver answered as it did; also the `error.code` of the JSON body. */
-export type AnswerCode =
-  | 'method_not_allowed'
-  | 'missing_auth'
-  | 'malformed_auth'
-  | 'invalid_auth'
-  | 'missing_signature'
-  | 'stale_signature'
-  | 'invalid_signature'
-  | 'body_too_large'
-  | 'invalid_body'
-  | 'in_progress'
-  | 'handler_failed'
-  | 'handler_timeout'
-  | 'store_unavailable'
-  | 'receiver_misconfigured';
 
 // Generic on purpose: the sender logs response bodies, and details belong in the receiver's own logs.
 const MESSAGES: Readonly<Record<AnswerCode, string>> = {
@@ -41,23 +25,50 @@ const MESSAGES: Readonly<Record<AnswerCode, string>> = {
   handler_failed: 'The event could not be processed; retry later.',
   handler_timeout: 'The event is still being processed; retry later.',
   store_unavailable: 'The event could not be recorded; retry later.',
+  audit_unavailable: 'The delivery could not be recorded; retry later.',
   receiver_misconfigured:
     'The webhook endpoint is misconfigured: its framework read or parsed the body before the receiver (see its logs).',
+};
+
+const OUTCOMES: Readonly<Record<AnswerCode, ReceiveOutcome>> = {
+  method_not_allowed: 'invalid',
+  missing_auth: 'unauthorized',
+  malformed_auth: 'unauthorized',
+  invalid_auth: 'unauthorized',
+  missing_signature: 'unauthorized',
+  stale_signature: 'unauthorized',
+  invalid_signature: 'unauthorized',
+  body_too_large: 'too_large',
+  invalid_body: 'invalid',
+  in_progress: 'in_progress',
+  handler_failed: 'handler_error',
+  handler_timeout: 'handler_timeout',
+  store_unavailable: 'store_unavailable',
+  audit_unavailable: 'store_unavailable',
+  receiver_misconfigured: 'misconfigured',
 };
 
 /** Seconds a sender should wait when the receiver cannot say better: the first retry delay. */
 export const DEFAULT_RETRY_AFTER_SECONDS = Math.ceil(WEBHOOK_RETRY_DELAYS_MS[0] / 1000);
 
-function json(status: number, body: unknown, extra: Record<string, string> = {}): ReceiverAnswer {
+function json(
+  outcome: ReceiveOutcome,
+  code: AnswerCode | undefined,
+  status: number,
+  body: unknown,
+  extra: Record<string, string> = {},
+): ReceiverAnswer {
   return Object.freeze({
+    outcome,
+    ...(code === undefined ? {} : { code }),
     status,
     headers: Object.freeze({ [HEADERS.contentType]: JSON_CONTENT_TYPE, ...extra }),
     body: JSON.stringify(body),
   });
 }
 
-const PROCESSED = json(WEBHOOK_SUCCESS_STATUS, { received: true });
-const DUPLICATE = json(WEBHOOK_SUCCESS_STATUS, { received: true, duplicate: true });
+const PROCESSED = json('processed', undefined, WEBHOOK_SUCCESS_STATUS, { received: true });
+const DUPLICATE = json('duplicate', undefined, WEBHOOK_SUCCESS_STATUS, { received: true, duplicate: true });
 
 /** 200: processed now, or already processed before. Shared frozen objects: adapters must copy, not mutate. */
 export function acceptedAnswer(duplicate: boolean): ReceiverAnswer {
@@ -77,7 +88,7 @@ export function errorAnswer(status: number, code: AnswerCode, retryAfterSeconds?
   if (status === 401) extra[HEADERS.wwwAuthenticate] = AUTH_SCHEME;
   if (status === 405) extra[ALLOW_HEADER] = WEBHOOK_METHOD;
   if (retryAfter !== undefined) extra[HEADERS.retryAfter] = retryAfter;
-  const answer = json(status, { error: { code, message: MESSAGES[code] } }, extra);
+  const answer = json(OUTCOMES[code], code, status, { error: { code, message: MESSAGES[code] } }, extra);
   // Retry-After of a 409 follows the remaining lease, so bound the cache rather than trust its variety.
   if (cache.size < 1000) cache.set(cacheKey, answer);
   return answer;

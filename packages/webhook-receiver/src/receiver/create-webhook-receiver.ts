@@ -1,11 +1,12 @@
 import { CONTENT_LENGTH_HEADER, HEADERS, WEBHOOK_METHOD } from '@kyc/contracts/webhook-reader';
 import type { ClaimResult } from '../idempotency/store.js';
+import { AUTH_MALFORMED, AUTH_MISSING, matchAuthorization } from '../match-authorization.js';
 import { type KycWebhookEvent, parseWebhook } from '../parse-webhook.js';
-import { verifyAuthorization } from '../verify-authorization.js';
 import { isWebhookError } from '../webhook-error.js';
 import { acceptedAnswer, DEFAULT_RETRY_AFTER_SECONDS, errorAnswer } from './answers.js';
 import { errorFields } from './error-fields.js';
 import { readWebBody } from './read-web-body.js';
+import { finishRequest, type RequestTrace, startTrace } from './request-finished.js';
 import { type ResolvedOptions, resolveOptions } from './resolve-options.js';
 import { runClaimed } from './run-claimed.js';
 import type { ReceiverAnswer, ReceiverInput, WebhookReceiver, WebhookReceiverOptions } from './types.js';
@@ -28,7 +29,7 @@ async function claim(options: ResolvedOptions, event: KycWebhookEvent): Promise<
 }
 
 /** Each DESIGN "Receiver behaviour" row, in the order a request meets them. */
-async function receive(options: ResolvedOptions, input: ReceiverInput): Promise<ReceiverAnswer> {
+async function receive(options: ResolvedOptions, input: ReceiverInput, trace: RequestTrace): Promise<ReceiverAnswer> {
   const { logger } = options;
   const reject = (status: number, code: Parameters<typeof errorAnswer>[1], extra: Record<string, unknown> = {}) => {
     logger.warn?.('webhook rejected', { status, code, ...extra });
@@ -42,8 +43,14 @@ async function receive(options: ResolvedOptions, input: ReceiverInput): Promise<
   if (Number.isFinite(declared) && declared > options.maxBodyBytes) return reject(413, 'body_too_large');
 
   if (options.authKeys !== undefined) {
-    const auth = verifyAuthorization(headerOf(input, HEADERS.authorization), options.authKeys);
-    if (!auth.ok) return reject(401, auth.code);
+    const matched = matchAuthorization(headerOf(input, HEADERS.authorization), options.authKeys);
+    if (matched < 0) {
+      return reject(
+        401,
+        matched === AUTH_MISSING ? 'missing_auth' : matched === AUTH_MALFORMED ? 'malformed_auth' : 'invalid_auth',
+      );
+    }
+    trace.authKeyIndex = matched;
   }
 
   let body: Uint8Array;
@@ -57,8 +64,10 @@ async function receive(options: ResolvedOptions, input: ReceiverInput): Promise<
     logger.error?.(error instanceof Error ? error.message : 'the request body could not be read', errorFields(error));
     return errorAnswer(500, 'receiver_misconfigured');
   }
+  trace.body = body;
 
   const webhookId = headerOf(input, HEADERS.webhookId);
+  trace.webhookId = webhookId;
   if (options.signatures !== undefined) {
     const headers = {
       id: webhookId,
@@ -70,6 +79,7 @@ async function receive(options: ResolvedOptions, input: ReceiverInput): Promise<
       logger.error?.('signature verification failed to run', errorFields(error));
       return { ok: false, code: 'invalid_signature' } as const;
     });
+    trace.signature = { verified: signature.ok, secretIndex: signature.ok ? signature.secretIndex : undefined };
     if (!signature.ok) return reject(401, signature.code);
   }
 
@@ -81,6 +91,7 @@ async function receive(options: ResolvedOptions, input: ReceiverInput): Promise<
     const issues = isWebhookError(error) ? error.issues.slice(0, 5) : [];
     return reject(400, 'invalid_body', { reason: code, issues });
   }
+  trace.event = event;
 
   const claimed = await claim(options, event);
   if (claimed === undefined) return errorAnswer(503, 'store_unavailable', DEFAULT_RETRY_AFTER_SECONDS);
@@ -92,7 +103,7 @@ async function receive(options: ResolvedOptions, input: ReceiverInput): Promise<
     logger.info?.('webhook in progress elsewhere; answered 409', { idempotencyKey: event.idempotencyKey });
     return errorAnswer(409, 'in_progress', Math.max(1, claimed.retryAfterMs / 1000));
   }
-  return runClaimed(options, event, claimed.token, input);
+  return runClaimed(options, event, claimed.token, input, trace);
 }
 
 /**
@@ -117,10 +128,16 @@ async function receive(options: ResolvedOptions, input: ReceiverInput): Promise<
  */
 export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookReceiver {
   const resolved = resolveOptions(options);
+  const { listeners, logger, now } = resolved;
+  const run = async (input: ReceiverInput): Promise<ReceiverAnswer> => {
+    const trace = startTrace(now(), (name) => headerOf(input, name));
+    const answer = await receive(resolved, input, trace);
+    return listeners.length === 0 ? answer : finishRequest(listeners, trace, answer, logger);
+  };
   const receiver: WebhookReceiver = {
-    receive: (input) => receive(resolved, input),
+    receive: run,
     async handle(request) {
-      const answer = await receive(resolved, {
+      const answer = await run({
         method: request.method,
         header: (name) => request.headers.get(name),
         readBody: (maxBytes) => readWebBody(request, maxBytes),

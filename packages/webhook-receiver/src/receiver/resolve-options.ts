@@ -8,9 +8,11 @@ import {
 import { memoryIdempotencyStore } from '../idempotency/memory.js';
 import type { IdempotencyStore } from '../idempotency/store.js';
 import { createStandardWebhooksVerifier, type StandardWebhooksVerifier } from '../signatures/standard-webhooks.js';
+import { telemetryListener } from '../telemetry/telemetry-listener.js';
 import { WebhookError } from '../webhook-error.js';
+import type { RequestFinishedListener } from './request-finished.js';
 import { safeLogger } from './safe-logger.js';
-import type { ReceiverLogger, WebhookHandler, WebhookReceiverOptions } from './types.js';
+import type { AuditTrail, ReceiverLogger, WebhookHandler, WebhookReceiverOptions } from './types.js';
 
 /** Options after validation, with every default applied. */
 export interface ResolvedOptions {
@@ -24,6 +26,10 @@ export interface ResolvedOptions {
   readonly leaseMs: number;
   readonly signatures: StandardWebhooksVerifier | undefined;
   readonly logger: ReceiverLogger;
+  /** Milliseconds since the epoch: signature timestamps and `RequestFinished.receivedAt`. */
+  readonly now: () => number;
+  /** Per-request observers, in the order they run (see request-finished.ts). */
+  readonly listeners: readonly RequestFinishedListener[];
 }
 
 /**
@@ -98,6 +104,24 @@ export function resolveOptions(options: WebhookReceiverOptions): ResolvedOptions
   const now = options.now ?? Date.now;
   const signatureToleranceMs = positive('signatureToleranceMs', options.signatureToleranceMs, 1);
   const authKeys = resolveKeys(options);
+  const allSecrets = secretsOf(authKeys, secrets);
+  const logger = safeLogger(options.logger ?? DEFAULT_LOGGER, allSecrets);
+  // Audit first (it may replace the answer), then observers that report the final answer.
+  const listeners: RequestFinishedListener[] = [];
+  const audit: unknown = options.audit;
+  if (audit !== undefined) {
+    if (typeof audit !== 'object' || audit === null || typeof (audit as AuditTrail).attach !== 'function')
+      invalid('audit must be auditTrail({ sink, … }) from @kyc/webhook-receiver/audit.');
+    listeners.push((audit as AuditTrail).attach({ logger, secrets: allSecrets }) as RequestFinishedListener);
+  }
+  if (options.telemetry !== undefined && options.telemetry !== false && typeof options.telemetry !== 'object') {
+    invalid('telemetry must be false or an object such as { tracerProvider, meterProvider }.');
+  }
+  if (options.trustTraceContext !== undefined && typeof options.trustTraceContext !== 'boolean') {
+    invalid('trustTraceContext must be a boolean.');
+  }
+  // Last: it reports the answer the sender really gets.
+  telemetryListener(options.telemetry ?? undefined, options.trustTraceContext === true, listeners);
   return {
     authKeys,
     onEvent: options.onEvent,
@@ -115,6 +139,8 @@ export function resolveOptions(options: WebhookReceiverOptions): ResolvedOptions
             secrets,
             options.signatureToleranceMs === undefined ? { now } : { now, toleranceMs: signatureToleranceMs },
           ),
-    logger: safeLogger(options.logger ?? DEFAULT_LOGGER, secretsOf(authKeys, secrets)),
+    logger,
+    now,
+    listeners,
   };
 }

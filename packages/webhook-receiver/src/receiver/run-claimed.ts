@@ -2,6 +2,7 @@ import type { KycWebhookEvent } from '../parse-webhook.js';
 import { acceptedAnswer, DEFAULT_RETRY_AFTER_SECONDS, errorAnswer } from './answers.js';
 import { errorFields } from './error-fields.js';
 import { keepClaim } from './keep-claim.js';
+import type { RequestTrace } from './request-finished.js';
 import type { ResolvedOptions } from './resolve-options.js';
 import type { ReceiverAnswer, ReceiverInput, WebhookContext } from './types.js';
 
@@ -19,6 +20,7 @@ export async function runClaimed(
   event: KycWebhookEvent,
   token: string,
   input: ReceiverInput,
+  trace: RequestTrace,
 ): Promise<ReceiverAnswer> {
   const { store, logger } = options;
   const key = event.idempotencyKey;
@@ -51,18 +53,32 @@ export async function runClaimed(
     return acceptedAnswer(false);
   };
 
+  const handlerStart = performance.now();
+  const ended = () => {
+    trace.handlerMs = performance.now() - handlerStart;
+  };
   let result: unknown;
   try {
     result = options.onEvent(event, context);
   } catch (error) {
+    ended();
     return failed(error);
   }
   // A synchronous handler has already ended: no timer needed.
-  if (!isThenable(result)) return completed();
+  if (!isThenable(result)) {
+    ended();
+    return completed();
+  }
   const stopKeeping = keepClaim(options, key, token, fields);
   const settled = Promise.resolve(result).then(
-    () => stopKeeping().then(completed),
-    (error: unknown) => stopKeeping().then(() => failed(error)),
+    () => {
+      ended();
+      return stopKeeping().then(completed);
+    },
+    (error: unknown) => {
+      ended();
+      return stopKeeping().then(() => failed(error));
+    },
   );
 
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -72,6 +88,7 @@ export async function runClaimed(
         ...fields,
         handlerTimeoutMs: options.handlerTimeoutMs,
       });
+      ended();
       controller ??= new AbortController();
       controller.abort(new Error('The receiver answered 503 while the handler was still running.'));
       resolve(errorAnswer(503, 'handler_timeout', DEFAULT_RETRY_AFTER_SECONDS));

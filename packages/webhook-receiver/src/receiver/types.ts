@@ -1,6 +1,8 @@
 import type { IdempotencyStore } from '../idempotency/store.js';
 import type { KycWebhookEvent } from '../parse-webhook.js';
+import type { ReceiverTelemetryOptions } from '../telemetry/telemetry-options.js';
 import type { AuthKeys } from '../verify-authorization.js';
+import type { AnswerCode, ReceiveOutcome } from './outcome.js';
 
 /** What the handler learns about the delivery besides the event. */
 export interface WebhookContext {
@@ -28,6 +30,16 @@ export interface ReceiverLogger {
   error?(message: string, fields?: LogFields): void;
 }
 
+/** An audit trail to keep, as `auditTrail()` from `@kyc/webhook-receiver/audit` builds it. */
+export interface AuditTrail {
+  /**
+   * How the receiver wires it in, once, with its logger and every configured key and secret;
+   * returns its request-finished listener.
+   * @internal
+   */
+  readonly attach: (context: { readonly logger: ReceiverLogger; readonly secrets: readonly string[] }) => unknown;
+}
+
 /** Options shared by both ways of authenticating (or not). */
 export interface BaseReceiverOptions {
   /** Your business logic, run once per event. */
@@ -50,8 +62,21 @@ export interface BaseReceiverOptions {
   readonly signatureToleranceMs?: number;
   /** Receives one line per rejected delivery, failed handler or store problem. */
   readonly logger?: ReceiverLogger;
-  /** Milliseconds since the epoch, for signature timestamps; default `Date.now`. */
+  /** Milliseconds since the epoch, for signature timestamps and audit entries; default `Date.now`. */
   readonly now?: () => number;
+  /** Keep a tamper-evident audit trail: `auditTrail({ sink })` from `@kyc/webhook-receiver/audit` (docs/audit.md). */
+  readonly audit?: AuditTrail;
+  /**
+   * OpenTelemetry: a `kyc.webhook.receive` SERVER span and the `kyc.webhook.received` and
+   * `kyc.webhook.handler.duration` metrics per request, through `@opentelemetry/api` when it is
+   * installed (an optional peer; default: the global providers). `false` turns it off.
+   */
+  readonly telemetry?: ReceiverTelemetryOptions | false;
+  /**
+   * Continue the trace of an incoming `traceparent` header (default `false`: it is only linked).
+   * Turn on when the sender is yours, or you trust its trace ids.
+   */
+  readonly trustTraceContext?: boolean;
 }
 
 /** Receive deliveries that carry `Authorization: Bearer <Auth Key>`. */
@@ -88,6 +113,10 @@ export interface ReceiverInput {
 
 /** The receiver's answer, for an adapter to write out. */
 export interface ReceiverAnswer {
+  /** How the request ended; not sent on the wire. */
+  readonly outcome: ReceiveOutcome;
+  /** Why, for an error answer: the `error.code` of its body. Unset on 200. */
+  readonly code?: AnswerCode;
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   /** A short generic JSON text. */

@@ -22,8 +22,8 @@ describe('Standard Webhooks interop (signatures made by the standardwebhooks pac
   const verifier = createStandardWebhooksVerifier([NEXT_SECRET, SECRET]);
 
   it('verifies a valid signature, with either rotation secret', async () => {
-    expect(await verifier.verify(sign(SECRET, 'msg_1', new Date()), bytes)).toEqual({ ok: true });
-    expect(await verifier.verify(sign(NEXT_SECRET, 'msg_1', new Date()), bytes)).toEqual({ ok: true });
+    expect(await verifier.verify(sign(SECRET, 'msg_1', new Date()), bytes)).toEqual({ ok: true, secretIndex: 1 });
+    expect(await verifier.verify(sign(NEXT_SECRET, 'msg_1', new Date()), bytes)).toEqual({ ok: true, secretIndex: 0 });
   });
 
   it('accepts when any of several listed signatures is valid', async () => {
@@ -31,6 +31,7 @@ describe('Standard Webhooks interop (signatures made by the standardwebhooks pac
     const bad = sign(OTHER_SECRET, 'msg_2', new Date());
     expect(await verifier.verify({ ...good, signature: `${bad.signature} ${good.signature}` }, bytes)).toEqual({
       ok: true,
+      secretIndex: 1,
     });
   });
 

@@ -5,7 +5,9 @@ import { WebhookError } from '../webhook-error.js';
 export type SignatureFailureCode = 'missing_signature' | 'stale_signature' | 'invalid_signature';
 
 /** The outcome of {@link StandardWebhooksVerifier.verify}. */
-export type SignatureResult = { readonly ok: true } | { readonly ok: false; readonly code: SignatureFailureCode };
+export type SignatureResult =
+  /** `secretIndex`: the position of the secret that verified, for the audit trail (never the secret). */
+  { readonly ok: true; readonly secretIndex: number } | { readonly ok: false; readonly code: SignatureFailureCode };
 
 /** The three Standard Webhooks headers of one delivery. */
 export interface SignatureHeaders {
@@ -101,8 +103,9 @@ export function createStandardWebhooksVerifier(
         if (bytes !== undefined) candidates.push(bytes);
       }
       const resolved = await Promise.all(keys);
-      let valid = false;
-      for (const key of resolved) {
+      let matched = -1;
+      for (let index = 0; index < resolved.length; index++) {
+        const key = resolved[index] as CryptoKey;
         for (const candidate of candidates) {
           // subtle.verify compares in constant time.
           const ok = await crypto.subtle.verify(
@@ -111,10 +114,10 @@ export function createStandardWebhooksVerifier(
             candidate as Uint8Array<ArrayBuffer>,
             signed as Uint8Array<ArrayBuffer>,
           );
-          valid ||= ok;
+          if (ok && matched === -1) matched = index;
         }
       }
-      return valid ? { ok: true } : { ok: false, code: 'invalid_signature' };
+      return matched >= 0 ? { ok: true, secretIndex: matched } : { ok: false, code: 'invalid_signature' };
     },
   };
 }

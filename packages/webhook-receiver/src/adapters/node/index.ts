@@ -16,13 +16,16 @@ export type NodeWebhookHandler = (
  * following the receiver table. When a framework parsed the body first (`express.json()` mounted
  * before it) it answers 500 with a JSON error naming the fix and logs the full explanation
  * through the receiver's logger: the sender retries later, so nothing is lost once the route
- * is fixed, and the request never hangs. Raw bytes kept by `express.raw()` are used as they are.
+ * is fixed, and the request never hangs. Raw bytes kept by `express.raw()`, or in `req.rawBody`
+ * (Google Cloud Functions, Firebase `onRequest`, NestJS with `rawBody: true`, an `express.json`
+ * `verify` hook), are used as they are, whatever the parser put in `req.body`.
  *
  * @example
  * import express from 'express';
  * const app = express();
  * app.post('/webhooks/kyc', toNodeHandler(receiver)); // before app.use(express.json())
  * // or: http.createServer(toNodeHandler(receiver)).listen(3000);
+ * // or, on Google Cloud Functions: functions.http('kycWebhook', toNodeHandler(receiver));
  */
 export function toNodeHandler(receiver: WebhookReceiver): NodeWebhookHandler {
   return (request, response, next) => {

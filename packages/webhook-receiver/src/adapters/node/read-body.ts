@@ -24,7 +24,7 @@ function consumed(detail: string): WebhookError {
     'body_already_consumed',
     `The webhook request body ${detail} before the receiver saw it: the receiver needs the raw bytes. ` +
       'Mount the receiver before any JSON body parser (express.json(), koa-bodyparser, …), or give it the raw body ' +
-      `with express.raw({ type: '${JSON_CONTENT_TYPE}' }) on the webhook route.`,
+      `with express.raw({ type: '${JSON_CONTENT_TYPE}' }) on the webhook route (NestJS: NestFactory.create(AppModule, { rawBody: true })).`,
   );
 }
 

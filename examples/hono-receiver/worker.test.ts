@@ -1,0 +1,8 @@
+import { fileURLToPath } from 'node:url';
+import { receiverExampleSuite } from '@kyc/test-support';
+import { startWorkerExample } from '@kyc/test-support/workerd';
+
+// app.ts in the real workerd, through worker.ts, bundled as `wrangler deploy` would from wrangler.jsonc.
+receiverExampleSuite('hono-receiver on workerd', ({ authKey, onDecision }) =>
+  startWorkerExample(fileURLToPath(new URL('.', import.meta.url)), { KYC_AUTH_KEY: authKey }, onDecision),
+);

@@ -1,0 +1,108 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HEADERS } from '@kyc/contracts';
+import pg from 'pg';
+import { auditTrail } from '../src/audit.js';
+import { jsonlAuditSink, nodeSha256 } from '../src/audit-file.js';
+import { type AuditSink, createWebhookReceiver, type ReceiverInput } from '../src/index.js';
+import { createAuditTable, postgresAuditSink } from '../src/postgres.js';
+import { AUTH_KEY, bodies } from './fixtures.js';
+
+const ROUNDS = 5;
+const REQUESTS = 4_000;
+const CONCURRENCY = 16;
+const POSTGRES_URL = process.env.KYC_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+/** One request as an adapter would describe it: a new event each time (verify + parse + claim + handler + complete). */
+function inputFor(bytes: Uint8Array, id: string): ReceiverInput {
+  const headers: Record<string, string> = {
+    [HEADERS.authorization]: `Bearer ${AUTH_KEY}`,
+    [HEADERS.webhookId]: id,
+  };
+  return { method: 'POST', header: (name) => headers[name], readBody: async () => bytes };
+}
+
+/** Wall-clock microseconds per request with CONCURRENCY requests in flight, and CPU µs per request. */
+async function measure(
+  sink: AuditSink | undefined,
+  label: string,
+  round: number,
+): Promise<{ wall: number; cpu: number }> {
+  const receiver = createWebhookReceiver({
+    authKeys: AUTH_KEY,
+    onEvent: () => undefined,
+    logger: {},
+    ...(sink === undefined ? {} : { audit: auditTrail({ sink, timeoutMs: 30_000 }) }),
+  });
+  const bytes = new TextEncoder().encode(bodies.status);
+  let next = 0;
+  const worker = async () => {
+    while (next < REQUESTS) {
+      const answer = await receiver.receive(inputFor(bytes, `evt_${label}_${round}_${next++}`));
+      if (answer.status !== 200) throw new Error(`${label}: answered ${answer.status}`);
+    }
+  };
+  const cpuStart = process.cpuUsage();
+  const start = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const wall = ((performance.now() - start) * 1000) / REQUESTS;
+  const used = process.cpuUsage(cpuStart);
+  return { wall, cpu: (used.user + used.system) / REQUESTS };
+}
+
+/**
+ * The issue 16 bench: the whole receiver path (verify + parse + memory claim + handler +
+ * complete) with the audit off, with the JSON Lines sink (fdatasync per batch, and with fsync
+ * off) and with the Postgres sink, in one run, interleaved, as ratios to the audit off.
+ */
+export async function runAudit(): Promise<void> {
+  const directory = await mkdtemp(join(tmpdir(), 'kyc-audit-bench-'));
+  const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 4 });
+  const tableName = `kyc_audit_bench_${process.pid}`;
+  try {
+    await createAuditTable(pool, { tableName });
+    const sinks: Record<string, () => AuditSink | undefined> = {
+      'audit off (baseline)': () => undefined,
+      'JSON Lines, fdatasync per batch': () => jsonlAuditSink({ directory: join(directory, 'sync') }),
+      'JSON Lines, fsync none': () => jsonlAuditSink({ directory: join(directory, 'nosync'), fsync: 'none' }),
+      'Postgres (127.0.0.1)': () => postgresAuditSink(pool, { tableName, sha256: nodeSha256 }),
+    };
+    const opened = Object.fromEntries(Object.entries(sinks).map(([label, make]) => [label, make()]));
+    const samples: Record<string, { wall: number[]; cpu: number[] }> = Object.fromEntries(
+      Object.keys(sinks).map((label) => [label, { wall: [], cpu: [] }]),
+    );
+    console.log(
+      `\n## Audit trail (${REQUESTS} requests × ${ROUNDS} interleaved rounds, ${CONCURRENCY} in flight, status body; ` +
+        'wall µs/request and CPU µs/request, medians; ratio to the audit off)',
+    );
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [label, sink] of Object.entries(opened)) {
+        const { wall, cpu } = await measure(sink, label.replace(/\W+/g, '_'), round);
+        samples[label]?.wall.push(wall);
+        samples[label]?.cpu.push(cpu);
+      }
+    }
+    const baseWall = median(samples['audit off (baseline)']?.wall ?? []);
+    const baseCpu = median(samples['audit off (baseline)']?.cpu ?? []);
+    for (const [label, { wall, cpu }] of Object.entries(samples)) {
+      const w = median(wall);
+      const c = median(cpu);
+      console.log(
+        `${label.padEnd(34)} wall ${w.toFixed(1).padStart(7)} µs ${(w / baseWall).toFixed(2).padStart(6)}×   ` +
+          `cpu ${c.toFixed(1).padStart(7)} µs ${(c / baseCpu).toFixed(2).padStart(6)}×`,
+      );
+    }
+    for (const sink of Object.values(opened)) await sink?.close?.();
+  } finally {
+    await pool.query(`DROP TABLE IF EXISTS "${tableName}" CASCADE`).catch(() => undefined);
+    await pool.query(`DROP FUNCTION IF EXISTS "${tableName}_append_only"() CASCADE`).catch(() => undefined);
+    await pool.end();
+    await rm(directory, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,89 @@
+import type { KycWebhookEvent } from '../parse-webhook.js';
+import { errorFields } from './error-fields.js';
+import type { ReceiverAnswer, ReceiverLogger } from './types.js';
+
+/**
+ * The internal "request finished" event: one per request that reached `receive`, whatever the
+ * outcome, emitted once the answer is decided and before any adapter writes it. It is the one
+ * seam that per-request observers hang on — the audit trail (issue 16) and OpenTelemetry
+ * (issue 11) — so that neither threads code through the rows of `receive`.
+ *
+ * Contract for listeners (see {@link RequestFinishedListener}):
+ * - they run one after another, in the order `resolveOptions` lists them (audit first, so that a
+ *   later observer such as telemetry sees the final answer);
+ * - a listener may return a replacement answer (the audit trail's fail-closed 503); the
+ *   following listeners see it in `answer`, and it is what the sender gets;
+ * - a listener that throws is logged and skipped: it never changes the answer;
+ * - `body` holds the raw bytes (personal data): copy it only when the customer asked for it.
+ * Not exported from the package: an internal contract between the receiver's own parts.
+ */
+export interface RequestFinished {
+  /** The answer so far: `outcome`, `status`, `code`. */
+  readonly answer: ReceiverAnswer;
+  /** `options.now()` when `receive` began: epoch milliseconds. */
+  readonly receivedAt: number;
+  /** From the start of `receive` until the answer was decided, in milliseconds (`performance.now`). */
+  readonly durationMs: number;
+  /** How long the handler ran before the answer (until the timeout for `handler_timeout`); unset when it did not run. */
+  readonly handlerMs: number | undefined;
+  /** The `Webhook-Id` header, when sent. */
+  readonly webhookId: string | undefined;
+  /** The parsed event (session id, status, idempotency key), when the body parsed. */
+  readonly event: KycWebhookEvent | undefined;
+  /** The raw body, when it was read. */
+  readonly body: Uint8Array | undefined;
+  /** Position in `authKeys` of the key that matched; unset when no key matched or none is configured. */
+  readonly authKeyIndex: number | undefined;
+  /** The Standard Webhooks check, when `signingSecrets` is set and it ran. */
+  readonly signature: { readonly verified: boolean; readonly secretIndex: number | undefined } | undefined;
+  /** A request header by lower-case name. */
+  header(name: string): string | undefined;
+}
+
+/** Observes a finished request; may return a replacement answer (see {@link RequestFinished}). */
+export type RequestFinishedListener = (
+  finished: RequestFinished,
+) => ReceiverAnswer | undefined | Promise<ReceiverAnswer | undefined>;
+
+/** The same event while `receive` fills it in. */
+export type RequestTrace = { -readonly [K in keyof RequestFinished]: RequestFinished[K] } & {
+  /** `performance.now()` at the start. */
+  readonly startedAt: number;
+};
+
+/** A fresh trace for one request. */
+export function startTrace(receivedAt: number, header: (name: string) => string | undefined): RequestTrace {
+  return {
+    answer: undefined as unknown as ReceiverAnswer,
+    receivedAt,
+    startedAt: performance.now(),
+    durationMs: 0,
+    handlerMs: undefined,
+    webhookId: undefined,
+    event: undefined,
+    body: undefined,
+    authKeyIndex: undefined,
+    signature: undefined,
+    header,
+  };
+}
+
+/** Runs every listener on the finished trace and returns the answer to send. */
+export async function finishRequest(
+  listeners: readonly RequestFinishedListener[],
+  trace: RequestTrace,
+  answer: ReceiverAnswer,
+  logger: ReceiverLogger,
+): Promise<ReceiverAnswer> {
+  trace.answer = answer;
+  trace.durationMs = performance.now() - trace.startedAt;
+  for (const listener of listeners) {
+    try {
+      const replaced = await listener(trace);
+      if (replaced !== undefined) trace.answer = replaced;
+    } catch (error) {
+      logger.error?.('a request-finished listener failed; the answer stands', errorFields(error));
+    }
+  }
+  return trace.answer;
+}

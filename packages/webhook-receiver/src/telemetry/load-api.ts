@@ -1,0 +1,21 @@
+import type * as OpenTelemetryApi from '@opentelemetry/api';
+
+/** The `@opentelemetry/api` module, as the receiver uses it. */
+export type OtelApi = typeof OpenTelemetryApi;
+
+// Held in a variable so bundlers (esbuild, wrangler, Next.js) leave the import alone: the
+// package is an optional peer, and a bundle made without it must still load. On a runtime
+// that cannot import a bare name at run time (Workers), the import fails here, quietly, and
+// the receiver runs uninstrumented unless `telemetry.api` is given.
+const API_MODULE = '@opentelemetry/api';
+
+let loading: Promise<OtelApi | undefined> | undefined;
+
+/** Loads `@opentelemetry/api` once if it can be; `undefined` when it is absent or broken. */
+export function loadOpenTelemetryApi(): Promise<OtelApi | undefined> {
+  loading ??= import(/* @vite-ignore */ API_MODULE).then(
+    (module: OtelApi & { default?: OtelApi }) => (typeof module.trace === 'object' ? module : module.default),
+    () => undefined,
+  );
+  return loading;
+}
