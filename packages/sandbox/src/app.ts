@@ -1,4 +1,5 @@
-import { HEADERS } from '@kyc/contracts';
+import { httpInstrumentationMiddleware } from '@hono/otel';
+import { API_MAX_BODY_BYTES, HEADERS } from '@kyc/contracts';
 import { Hono } from 'hono';
 import { csrf } from 'hono/csrf';
 import { HTTPException } from 'hono/http-exception';
@@ -7,47 +8,76 @@ import { secureHeaders } from 'hono/secure-headers';
 import { apiError } from './api/api-error.js';
 import { basicAuth } from './api/basic-auth.js';
 import { LoginThrottle } from './api/login-throttle.js';
+import { portalRoutes } from './api/portal-routes.js';
 import { sandboxRoutes } from './api/sandbox-routes.js';
 import { serviceRoutes } from './api/service-routes.js';
 import { requireLogin } from './dashboard/dashboard-auth.js';
 import { deliveriesRoutes } from './dashboard/deliveries-routes.js';
+import { healthRoutes } from './dashboard/health-routes.js';
 import { loginRoutes } from './dashboard/login-routes.js';
+import { PORTAL_SCRIPT, PORTAL_SCRIPT_PATH } from './dashboard/portal-script.js';
 import { sessionsRoutes } from './dashboard/sessions-routes.js';
 import { settingsRoutes } from './dashboard/settings-routes.js';
 import { ERROR_CODE } from './domain/enum-values.js';
+import type { PortalService } from './portal/portal-service.js';
+import { referenceHeaders } from './reference/reference-headers.js';
+import { isReferencePath } from './reference/reference-paths.js';
+import { referenceRoutes } from './reference/reference-routes.js';
 import type { SandboxLogger } from './sandbox-options.js';
 import type { SandboxService } from './sandbox-service.js';
 import { limitBody } from './server/limit-body.js';
+import { opsRoutes, type Readiness } from './telemetry/ops-routes.js';
+import type { SandboxTelemetry } from './telemetry/start-telemetry.js';
 
-const MAX_BODY_BYTES = 256 * 1024;
 const isApi = (path: string) => path.startsWith('/api/') || path.startsWith('/sandbox/');
 
 /** Wires middleware and routes: request ids and security headers everywhere, Basic auth on the APIs, logins on the dashboard. */
 export function createApp(
   service: SandboxService,
-  options: { secureCookies: boolean; logger: SandboxLogger | undefined },
+  portal: PortalService,
+  options: {
+    secureCookies: boolean;
+    logger: SandboxLogger | undefined;
+    telemetry: SandboxTelemetry | undefined;
+    readiness: () => Promise<Readiness>;
+  },
 ): Hono {
   const app = new Hono();
   app.use(requestId({ headerName: HEADERS.requestId }));
-  app.use(
-    secureHeaders({
-      contentSecurityPolicy: {
-        defaultSrc: ["'none'"],
-        styleSrc: ["'unsafe-inline'"],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        baseUri: ["'none'"],
-      },
-    }),
-  );
+  const siteHeaders = secureHeaders({
+    contentSecurityPolicy: {
+      defaultSrc: ["'none'"],
+      // One same-origin script (progressive enhancement) and its live-update requests.
+      scriptSrc: ["'self'"],
+      connectSrc: ["'self'"],
+      styleSrc: ["'unsafe-inline'"],
+      formAction: ["'self'"],
+      frameAncestors: ["'none'"],
+      baseUri: ["'none'"],
+    },
+  });
+  // The API reference page renders with Swagger UI, which needs its stylesheet and data: icons.
+  app.use((c, next) => (isReferencePath(c.req.path) ? referenceHeaders(c, next) : siteHeaders(c, next)));
   // Pages can show a freshly generated Auth Key and API answers carry session data: never cache them.
   app.use(async (c, next) => {
     await next();
     c.header('Cache-Control', 'no-store');
   });
+  // Probes and scrapes first: no login, and no span per scrape every few seconds.
+  app.route('/', opsRoutes(options.readiness, options.telemetry));
+  // An HTTP SERVER span per request, continuing an incoming traceparent; no header is recorded.
   app.use(
-    limitBody(MAX_BODY_BYTES, (c) =>
-      apiError(c, 413, 'PAYLOAD_TOO_LARGE', `Bodies are limited to ${MAX_BODY_BYTES} bytes.`),
+    httpInstrumentationMiddleware({
+      serviceName: 'kyc-sandbox',
+      ...(options.telemetry && {
+        tracerProvider: options.telemetry.tracerProvider,
+        meterProvider: options.telemetry.meterProvider,
+      }),
+    }),
+  );
+  app.use(
+    limitBody(API_MAX_BODY_BYTES, (c) =>
+      apiError(c, 413, ERROR_CODE.PAYLOAD_TOO_LARGE, `Bodies are limited to ${API_MAX_BODY_BYTES} bytes.`),
     ),
   );
 
@@ -56,20 +86,26 @@ export function createApp(
   const auth = basicAuth(service, throttle);
   app.use('/api/*', auth);
   app.use('/sandbox/*', auth);
+  // Browsers may replay cached Basic credentials: refuse cross-site form posts (Origin check).
+  app.use('/sandbox/portal/*', csrf());
+  app.route('/', referenceRoutes());
   app.route('/', serviceRoutes(service));
   app.route('/', sandboxRoutes(service));
+  app.route('/', portalRoutes(portal));
 
   // Origin / Sec-Fetch-Site check first, then the login's synchronizer token in requireLogin.
   app.use('/login', csrf());
   app.use('/logout', csrf());
   app.use('/dashboard/*', csrf(), requireLogin(service, options.secureCookies));
   app.route('/', loginRoutes(service, options.secureCookies, throttle));
-  app.route('/', settingsRoutes(service));
+  app.route('/', settingsRoutes(service, portal));
   app.route('/', sessionsRoutes(service));
-  app.route('/', deliveriesRoutes(service));
+  app.route('/', deliveriesRoutes(portal));
+  app.route('/', healthRoutes(portal));
+  app.get(PORTAL_SCRIPT_PATH, (c) => c.body(PORTAL_SCRIPT, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
 
   app.notFound((c) =>
-    isApi(c.req.path) ? apiError(c, 404, 'NOT_FOUND', 'No such endpoint.') : c.text('Not found.', 404),
+    isApi(c.req.path) ? apiError(c, 404, ERROR_CODE.NOT_FOUND, 'No such endpoint.') : c.text('Not found.', 404),
   );
   app.onError((error, c) => {
     if (error instanceof HTTPException) {

@@ -13,11 +13,14 @@ import type { Hono } from 'hono';
 import { createApp } from './app.js';
 import { LOOPBACK_NETWORKS } from './domain/loopback.js';
 import { createOutboxRelay } from './engine/outbox-relay.js';
+import { PortalService } from './portal/portal-service.js';
 import { SandboxError } from './sandbox-error.js';
 import type { SandboxOptions } from './sandbox-options.js';
 import { SandboxService } from './sandbox-service.js';
 import { hashPassword } from './store/password.js';
 import { SandboxStore } from './store/sandbox-store.js';
+import { checkReadiness } from './telemetry/check-readiness.js';
+import type { Readiness } from './telemetry/ops-routes.js';
 
 /** A sandbox service, not yet listening: mount `fetch` on any server or call {@link startSandbox}. */
 export interface Sandbox {
@@ -35,6 +38,8 @@ export interface Sandbox {
   userCount(): number;
   /** Sets the URL the sandbox is reached at (used in the details URL of each session). */
   setPublicUrl(url: string): void;
+  /** What `/readyz` answers: stores reachable, migrations applied, delivery loop running. */
+  readiness(): Promise<Readiness>;
   /** Starts webhook delivery and relays any events left in the outbox. */
   start(): Promise<void>;
   /** Stops the engine (attempts in flight finish) and closes the databases. */
@@ -109,25 +114,75 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     ...(timeScale > 1 ? { leaseMs, deadlineMs, pollIntervalMs: 50 * timeScale } : {}),
     ...(allowPrivateNetworks ? { allowPrivateNetworks } : {}),
     ...(options.trustedCa?.length ? { tls: { ca: [...options.trustedCa] } } : {}),
-    onAttempt: ({ deliveryId, url, attempt, state }) => {
+    onAttempt: ({ deliveryId, url, attempt, state, nextAttemptAt, traceParent }) => {
+      const companyId = store.portal.recordAttempt(
+        {
+          eventId: deliveryId,
+          attempt: attempt.attempt,
+          at: clock.toWall(attempt.startedAt),
+          outcome: attempt.outcome,
+          status: attempt.status,
+          latencyMs: attempt.latencyMs,
+          error: attempt.errorMessage,
+        },
+        state,
+        nextAttemptAt === undefined ? undefined : clock.toWall(nextAttemptAt),
+        Date.now(),
+      );
+      if (companyId !== undefined) portal?.notify(companyId);
       const status = attempt.status === undefined ? '' : ` ${attempt.status}`;
       // The origin only: a webhook URL's path or query may carry a customer's token.
+      const origin = new URL(url).origin;
       options.logger?.info?.(
-        `webhook ${deliveryId} → ${new URL(url).origin}: attempt #${attempt.attempt} ${attempt.outcome}${status}, ${state}`,
+        `webhook ${deliveryId} → ${origin}: attempt #${attempt.attempt} ${attempt.outcome}${status}, ${state}`,
+        {
+          event: 'webhook.attempt',
+          deliveryId,
+          origin,
+          attempt: attempt.attempt,
+          outcome: attempt.outcome,
+          ...(attempt.status !== undefined && { status: attempt.status }),
+          latencyMs: attempt.latencyMs,
+          state,
+          ...(traceParent !== undefined && { traceParent }),
+        },
       );
     },
     logger: {
-      warn: (message, fields) => options.logger?.warn?.(`engine: ${message} ${JSON.stringify(fields ?? {})}`),
-      error: (message, fields) => options.logger?.error?.(`engine: ${message} ${JSON.stringify(fields ?? {})}`),
+      warn: (message, fields) =>
+        options.logger?.warn?.(`engine: ${message} ${JSON.stringify(fields ?? {})}`, { event: 'engine', ...fields }),
+      error: (message, fields) =>
+        options.logger?.error?.(`engine: ${message} ${JSON.stringify(fields ?? {})}`, { event: 'engine', ...fields }),
     },
+    // The sandbox shows one trace from finish to the receiver's handler: both ends are ours.
+    propagateTraceContext: true,
+    ...(options.telemetry && {
+      telemetry: { tracerProvider: options.telemetry.tracerProvider, meterProvider: options.telemetry.meterProvider },
+    }),
   };
+  // Assigned right below; the engine only calls onAttempt after start().
+  let portal: PortalService | undefined;
   const engine = createDeliveryEngine(engineOptions);
   let publicUrl = options.publicUrl ?? 'http://127.0.0.1';
   const relay = createOutboxRelay(store, engine, () => Date.now(), options.logger);
   const service = new SandboxService(store, engine, clock, relay, () => publicUrl, allowPrivateNetworks);
-  const app = createApp(service, { secureCookies: options.secureCookies ?? false, logger: options.logger });
+  portal = new PortalService(store, engine, clock, () => publicUrl);
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
+  let started = false;
+  const readiness = () =>
+    checkReadiness({
+      started: () => started && !closed,
+      sandboxStore: () => store.userCount(),
+      // Runs the engine's migrations if they are not applied yet, then reads: both must work.
+      deliveryStore: () => engine.getDelivery('readyz-probe'),
+    });
+  const app = createApp(service, portal, {
+    secureCookies: options.secureCookies ?? false,
+    logger: options.logger,
+    telemetry: options.telemetry,
+    readiness,
+  });
 
   return {
     fetch: app.fetch,
@@ -146,8 +201,11 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     setPublicUrl(url) {
       publicUrl = url.replace(/\/+$/, '');
     },
+    readiness,
     async start() {
       await engine.start();
+      await portal?.reconcile();
+      started = true;
       await relay.relay();
       // Catches events whose relay failed for a passing reason (e.g. a busy database).
       timer = setInterval(() => void relay.relay(), RELAY_INTERVAL_MS);

@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 export type { AttemptView, DeliveryView } from './api/delivery-view.js';
+export { IDEMPOTENCY_KEY_HEADER, PORTAL_API } from './api/portal-routes.js';
 export { SANDBOX_API } from './api/sandbox-routes.js';
 export {
   type CheckEndpointOptions,
@@ -13,12 +14,31 @@ export {
   checkEndpoint,
   formatCheckReport,
 } from './check/check-endpoint.js';
+export { type Diagnosis, diagnoseAttempt, SPEC_HINTS, type SpecHint } from './check/diagnose-attempt.js';
 export type { CheckResult } from './check/endpoint-checks.js';
 export { createSandbox, DEFAULT_COMPANY, type Sandbox } from './create-sandbox.js';
 export { PAYLOAD_SHAPES, type PayloadShape } from './domain/enum-values.js';
 export { LOOPBACK_NETWORKS } from './domain/loopback.js';
 export { type OutcomeRequest, outcomeRequestSchema } from './domain/outcome.js';
+export type { AttemptHealth, HealthFailure, HealthHour } from './portal/compute-health.js';
+export { PAGE_SIZE, STATUS_FILTERS, type StatusFilter } from './portal/delivery-query.js';
+export type {
+  ActionResult,
+  AttemptDetail,
+  DeliveryDetail,
+  DeliveryListItem,
+  DeliveryPage,
+  EndpointHealth,
+} from './portal/portal-service.js';
 export { SandboxError, type SandboxErrorCode } from './sandbox-error.js';
-export type { SandboxLogger, SandboxOptions } from './sandbox-options.js';
+export type { LogFields, SandboxLogger, SandboxOptions } from './sandbox-options.js';
 export { type SelfSignedCertificate, selfSignedCertificate } from './server/certificate.js';
 export { type RunningSandbox, type StartSandboxOptions, startSandbox } from './start-sandbox.js';
+export { jsonLogger } from './telemetry/json-logger.js';
+export type { Readiness } from './telemetry/ops-routes.js';
+export {
+  PROMETHEUS_CONTENT_TYPE,
+  type SandboxTelemetry,
+  type StartTelemetryOptions,
+  startTelemetry,
+} from './telemetry/start-telemetry.js';

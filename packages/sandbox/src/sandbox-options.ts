@@ -1,8 +1,13 @@
+import type { SandboxTelemetry } from './telemetry/start-telemetry.js';
+
+/** Structured fields of a log line (ids, outcomes; never a secret). */
+export type LogFields = Readonly<Record<string, unknown>>;
+
 /** A log hook; the sandbox library never writes to the console itself. Lines never hold a secret. */
 export interface SandboxLogger {
-  info?(message: string): void;
-  warn?(message: string): void;
-  error?(message: string): void;
+  info?(message: string, fields?: LogFields): void;
+  warn?(message: string, fields?: LogFields): void;
+  error?(message: string, fields?: LogFields): void;
 }
 
 /** Options of {@link createSandbox}. */
@@ -26,4 +31,10 @@ export interface SandboxOptions {
   /** Marks dashboard cookies `Secure`; set when the sandbox is served over HTTPS. */
   readonly secureCookies?: boolean;
   readonly logger?: SandboxLogger;
+  /**
+   * The OpenTelemetry SDK from `startTelemetry()`: serves `/metrics`, and the engine reports to
+   * it with `traceparent` propagation on (the sandbox shows one trace from finish to handler).
+   * Without it `/metrics` answers 404 and the engine uses the global providers, if any.
+   */
+  readonly telemetry?: SandboxTelemetry;
 }

@@ -1,12 +1,14 @@
 import type { SessionDetails } from '@kyc/contracts';
-import type { ScaledClock } from '@kyc/delivery-engine';
 import {
   type DeliveryEngine,
   DeliveryEngineError,
   type DeliveryRecord,
+  formatTraceparent,
+  type ScaledClock,
   validateAuthKey,
   validateWebhookUrl,
 } from '@kyc/delivery-engine';
+import { trace } from '@opentelemetry/api';
 import type { OutcomeRequest } from './domain/outcome.js';
 import { resolveOutcome } from './domain/outcome.js';
 import type { SessionRecord } from './domain/session-record.js';
@@ -61,8 +63,13 @@ export class SandboxService {
     companyId: number,
     sessionId: string,
   ): Promise<{ session: SessionRecord; finished: boolean } | undefined> {
-    const result = this.store.finishSession(companyId, sessionId, this.now(), (session, endedAt) =>
-      JSON.stringify(buildWebhookBody(session, endedAt, this.baseUrl())),
+    const active = trace.getActiveSpan()?.spanContext();
+    const result = this.store.finishSession(
+      companyId,
+      sessionId,
+      this.now(),
+      (session, endedAt) => JSON.stringify(buildWebhookBody(session, endedAt, this.baseUrl())),
+      active === undefined ? undefined : formatTraceparent(active),
     );
     // The outbox row is committed, so the answer need not wait for the relay (whose enqueue may
     // resolve a DNS name); the relay hands the event to the engine now, or on its next pass.

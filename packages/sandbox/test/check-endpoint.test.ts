@@ -36,6 +36,30 @@ describe('checkEndpoint', () => {
     expect(formatCheckReport(report)).toMatch(/✖ accepts-v1 .*HTTP 202/);
   });
 
+  it('says what to fix, not only what failed, for a receiver that answers 204 to everything', async () => {
+    const url = await endpoint(() => new Response(null, { status: 204 }));
+    const report = await checkEndpoint(url, { authKey: AUTH_KEY, ca: [certificate.cert], allowLoopback: true });
+    const failed = report.results.filter((r) => r.verdict === 'fail');
+    expect(failed.map((r) => r.id)).toEqual([
+      'rejects-missing-key',
+      'rejects-wrong-key',
+      'accepts-v1',
+      'accepts-status',
+      'tolerates-unknown-fields',
+      'acknowledges-duplicate',
+    ]);
+    for (const result of failed) expect(result.fix).toBeTruthy();
+    const byId = Object.fromEntries(failed.map((r) => [r.id, r]));
+    expect(byId['accepts-v1']?.fix).toMatch(/only 200 counts as delivered.*return 200 explicitly/);
+    expect(byId['rejects-missing-key']?.fix).toMatch(/without an Authorization header.*answer 401/);
+    expect(byId['rejects-wrong-key']?.hint).toMatch(/Auth Key and the format of the Authorization header \(spec §7\)/);
+    expect(byId['acknowledges-duplicate']?.fix).toMatch(/already processed, answer 200/);
+    const printed = formatCheckReport(report);
+    expect(printed).toMatch(/✖ accepts-v1 .*HTTP 204.*\n\s+fix: Your endpoint answered 204, but only 200 counts/);
+    expect(printed).toMatch(/\n\s+see: Authentication failures/);
+    expect(printed).not.toContain(AUTH_KEY);
+  });
+
   it('fails an endpoint slower than the deadline', async () => {
     const url = await endpoint(async (request) => {
       if (!authorized(request)) return new Response(null, { status: 401 });

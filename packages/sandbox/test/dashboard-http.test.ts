@@ -62,7 +62,7 @@ describe('dashboard over HTTP', () => {
     expect(page.headers.get(HEADERS.requestId)).toBeTruthy();
   });
 
-  it("escapes a receiver's response snippet on the Deliveries page", async () => {
+  it("escapes a receiver's response snippet on the delivery page", async () => {
     const saved = await api(sandbox.url, 'PUT', SANDBOX_API.settings, {
       body: { webhookUrl: `${hostileReceiver.url}/hook`, authKey: AUTH_KEY },
     });
@@ -71,12 +71,16 @@ describe('dashboard over HTTP', () => {
     expect((await api(sandbox.url, 'POST', '/api/v1/kyc/session/finish', { body: { sessionId: id } })).status).toBe(
       200,
     );
-    await eventually(async () => {
+    const view = await eventually(async () => {
       const view = (await api(sandbox.url, 'GET', `${SANDBOX_API.sessions}/${id}/delivery`)).json as DeliveryView;
       return view.attempts.length > 0 ? view : undefined;
     });
     const cookie = await login(USERNAME);
-    const html = await (await fetch(`${sandbox.url}/dashboard/deliveries`, { headers: { cookie } })).text();
+    const list = await (await fetch(`${sandbox.url}/dashboard/deliveries`, { headers: { cookie } })).text();
+    expect(list).toContain(`/dashboard/deliveries/${view.eventId}`);
+    const html = await (
+      await fetch(`${sandbox.url}/dashboard/deliveries/${view.eventId}`, { headers: { cookie } })
+    ).text();
     expect(html).toContain(id);
     expect(html).not.toContain(HOSTILE_ANSWER);
     expect(html).toContain('&lt;script&gt;alert(&quot;from the receiver&quot;)&lt;/script&gt;');

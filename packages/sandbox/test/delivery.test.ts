@@ -2,7 +2,16 @@ import { KycClient } from '@kyc/client';
 import { HEADERS } from '@kyc/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DeliveryView, SANDBOX_API } from '../src/index.js';
-import { AUTH_KEY, api, eventually, PASSWORD, startTestReceiver, startTestSandbox, USERNAME } from './helpers.js';
+import {
+  AUTH_KEY,
+  api,
+  contract,
+  eventually,
+  PASSWORD,
+  startTestReceiver,
+  startTestSandbox,
+  USERNAME,
+} from './helpers.js';
 
 let receiver: Awaited<ReturnType<typeof startTestReceiver>>;
 let sandbox: Awaited<ReturnType<typeof startTestSandbox>>;
@@ -24,7 +33,13 @@ describe('delivery, retry and redelivery through the sandbox', () => {
   it('retries a failed delivery on the compressed schedule, logs each attempt, and redelivers with the same Webhook-Id', async () => {
     const created = await api(sandbox.url, 'POST', SANDBOX_API.sessions, { body: { status: 'REJECTED' } });
     const id = (created.json as { id: string }).id;
-    const client = new KycClient({ baseUrl: sandbox.url, username: USERNAME, password: PASSWORD, maxRetries: 0 });
+    const client = new KycClient({
+      fetch: contract.fetch,
+      baseUrl: sandbox.url,
+      username: USERNAME,
+      password: PASSWORD,
+      maxRetries: 0,
+    });
     await client.finishSession(id);
 
     const delivered = await eventually(async () => {

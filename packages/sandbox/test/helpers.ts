@@ -2,10 +2,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HEADERS, JSON_CONTENT_TYPE } from '@kyc/contracts';
-import { createTestCertificate, type TestCertificate } from '@kyc/test-support';
+import { createContractRecorder, createTestCertificate, type TestCertificate } from '@kyc/test-support';
 import { createWebhookReceiver, type KycWebhookEvent } from '@kyc/webhook-receiver';
-import { type RunningSandbox, startSandbox } from '../src/index.js';
+import { afterAll } from 'vitest';
+import { type RunningSandbox, type SandboxLogger, type SandboxTelemetry, startSandbox } from '../src/index.js';
 import { listen } from '../src/server/listen.js';
+
+/**
+ * Every service answer and every webhook these suites see is judged against the published
+ * OpenAPI document (`@kyc/contracts/openapi.json`): `api()` and clients built with
+ * `fetch: contract.fetch` record answers, `startTestReceiver` records deliveries, and each test
+ * file that imports this module fails after its tests if any of them broke the contract.
+ */
+export const contract = createContractRecorder();
+afterAll(() => contract.assertConforms());
 
 export const USERNAME = 'alice';
 export const PASSWORD = 'correct horse battery staple';
@@ -18,13 +28,17 @@ export function tempDir(prefix = 'kyc-sandbox-test-'): { path: string; remove: (
 }
 
 /** A sandbox on loopback with one user, trusting `ca`, on a 600× schedule (first retry after 100 ms). */
-export async function startTestSandbox(options: { ca?: string; timeScale?: number } = {}) {
+export async function startTestSandbox(
+  options: { ca?: string; timeScale?: number; logger?: SandboxLogger; telemetry?: SandboxTelemetry } = {},
+) {
   const dir = tempDir();
   const running: RunningSandbox = await startSandbox({
     dataDir: dir.path,
     timeScale: options.timeScale ?? 600,
     allowLoopbackTargets: true,
     ...(options.ca ? { trustedCa: [options.ca] } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   });
   await running.sandbox.addUser(USERNAME, PASSWORD);
   return {
@@ -55,6 +69,15 @@ export async function api(
   const body = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   const response = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
   const text = await response.text();
+  const violations = contract.response({
+    method,
+    path,
+    status: response.status,
+    headers: response.headers,
+    body: text,
+  });
+  if (violations.length > 0)
+    throw new Error(`${method} ${path}: answer outside the OpenAPI document:\n${violations.join('\n')}`);
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -95,6 +118,7 @@ export async function startTestReceiver(options: { failFirst?: boolean; certific
   const server = await listen(
     async (request) => {
       const body = await request.clone().text();
+      contract.webhook({ method: request.method, headers: request.headers, body });
       const response = await receiver.handle(request);
       requests.push({ headers: request.headers, body, status: response.status });
       return response;

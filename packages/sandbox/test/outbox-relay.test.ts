@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { createDeliveryEngine, sqliteDeliveryStore } from '@kyc/delivery-engine';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveOutcome } from '../src/domain/outcome.js';
+import { buildWebhookBody } from '../src/domain/webhook-body.js';
 import { createOutboxRelay } from '../src/engine/outbox-relay.js';
 import { type DeliveryView, SANDBOX_API, startSandbox } from '../src/index.js';
 import { SandboxStore } from '../src/store/sandbox-store.js';
@@ -19,8 +20,9 @@ function finishWithoutRelay(dataDir: string, webhookUrl: string) {
   if (!user) throw new Error('user missing');
   store.updateWebhook(user.companyId, webhookUrl, AUTH_KEY, Date.now());
   const session = store.createSession(user.companyId, resolveOutcome({}), Date.now());
-  store.finishSession(user.companyId, session.id, Date.now(), () =>
-    JSON.stringify({ id: session.id, sessionId: session.id }),
+  // The body the service itself builds: the test receiver holds every delivery to the contract.
+  store.finishSession(user.companyId, session.id, Date.now(), (finished, endedAt) =>
+    JSON.stringify(buildWebhookBody(finished, endedAt, 'https://sandbox.invalid')),
   );
   store.close();
   return session.id;

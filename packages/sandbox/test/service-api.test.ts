@@ -13,6 +13,7 @@ import {
   AUTH_KEY,
   api,
   basicAuth,
+  contract,
   eventually,
   PASSWORD,
   startTestReceiver,
@@ -31,7 +32,13 @@ beforeAll(async () => {
     body: { webhookUrl: receiver.url, authKey: AUTH_KEY },
   });
   expect(saved.status).toBe(200);
-  client = new KycClient({ baseUrl: sandbox.url, username: USERNAME, password: PASSWORD, maxRetries: 0 });
+  client = new KycClient({
+    fetch: contract.fetch,
+    baseUrl: sandbox.url,
+    username: USERNAME,
+    password: PASSWORD,
+    maxRetries: 0,
+  });
 });
 afterAll(async () => {
   await sandbox?.close();
@@ -76,6 +83,7 @@ describe('HTTP Basic on every request', () => {
 
   it('surfaces as KycAuthenticationError in the client', async () => {
     const wrong = new KycClient({
+      fetch: contract.fetch,
       baseUrl: sandbox.url,
       username: USERNAME,
       password: 'not the password',
@@ -184,6 +192,7 @@ describe('session API', () => {
     await sandbox.running.sandbox.addUser('bob', 'another long password', { company: 'Other Co' });
     const id = await newSession();
     const other = new KycClient({
+      fetch: contract.fetch,
       baseUrl: sandbox.url,
       username: 'bob',
       password: 'another long password',
@@ -207,5 +216,15 @@ describe('webhook settings', () => {
     const current = await api(sandbox.url, 'GET', SANDBOX_API.settings);
     expect(current.json).toEqual({ webhookUrl: receiver.url, hasAuthKey: true });
     expect(current.text).not.toContain(AUTH_KEY);
+  });
+});
+
+describe('the published contract', () => {
+  it('judged every answer and webhook of this suite against the OpenAPI document', () => {
+    // Runs last in this file: the suites above made dozens of calls and several deliveries.
+    const seen = contract.counts();
+    expect(seen.responses).toBeGreaterThan(20);
+    expect(seen.webhooks).toBeGreaterThan(0);
+    contract.assertConforms();
   });
 });

@@ -67,13 +67,13 @@ export function sandboxRoutes(service: SandboxService): Hono<{ Variables: AuthVa
   app.get(`${SANDBOX_API.sessions}/:id/delivery`, async (c) => {
     const session = service.store.getSession(c.get('company').id, c.req.param('id'));
     const row = session && (await service.sessionDelivery(session.id));
-    if (!row) return apiError(c, 404, 'NOT_FOUND', 'This session has no webhook (it is not finished).');
+    if (!row) return apiError(c, 404, ERROR_CODE.NOT_FOUND, 'This session has no webhook (it is not finished).');
     return c.json(deliveryView(service.clock, row));
   });
 
   app.post(`${SANDBOX_API.deliveries}/:id/redeliver`, async (c) => {
     const result = await service.redeliver(c.get('company').id, c.req.param('id'));
-    if (result === 'not_found') return apiError(c, 404, 'NOT_FOUND', 'No delivery with this id.');
+    if (result === 'not_found') return apiError(c, 404, ERROR_CODE.NOT_FOUND, 'No delivery with this id.');
     if (result === 'in_progress') return apiError(c, 409, ERROR_CODE.CONFLICT, 'The delivery is still pending.');
     return c.json({ redelivered: true }, 202);
   });

@@ -7,6 +7,7 @@ import {
   validateWebhookUrl,
 } from '@kyc/delivery-engine';
 import { LOOPBACK_NETWORKS } from '../domain/loopback.js';
+import { SPEC_HINTS } from './diagnose-attempt.js';
 import {
   CHECKS,
   type CheckId,
@@ -17,6 +18,7 @@ import {
   sampleBodies,
   saysDuplicate,
 } from './endpoint-checks.js';
+import { fixForCheck } from './fix-for-check.js';
 
 /** Options of {@link checkEndpoint}. */
 export interface CheckEndpointOptions {
@@ -66,8 +68,17 @@ export async function checkEndpoint(url: string, options: CheckEndpointOptions):
     ...(options.ca?.length ? { tls: { ca: [...options.ca] } } : {}),
   };
   const results: CheckResult[] = [];
-  const add = (id: CheckId, pass: boolean, detail: string) =>
-    results.push({ id, title: CHECKS[id], verdict: pass ? 'pass' : 'fail', detail });
+  const add = (id: CheckId, pass: boolean, detail: string, answer?: AttemptResult) => {
+    const diagnosis = pass || !answer ? undefined : fixForCheck(id, answer);
+    results.push({
+      id,
+      title: CHECKS[id],
+      verdict: pass ? 'pass' : 'fail',
+      detail,
+      ...(diagnosis ? { fix: diagnosis.message } : {}),
+      ...(diagnosis?.hint ? { hint: SPEC_HINTS[diagnosis.hint] } : {}),
+    });
+  };
   const report = (): CheckReport => {
     for (const id of Object.keys(CHECKS) as CheckId[]) {
       if (!results.some((r) => r.id === id)) {
@@ -96,24 +107,30 @@ export async function checkEndpoint(url: string, options: CheckEndpointOptions):
     'reachable',
     reachable,
     reachable ? `connected to ${missing.dialedAddress ?? 'the host'}` : describeResult(missing),
+    missing,
   );
   if (!reachable) return report();
   const tlsOk = missing.status !== undefined;
-  add('tls-certificate', tlsOk, tlsOk ? 'the certificate chain and host name verified' : describeResult(missing));
+  add(
+    'tls-certificate',
+    tlsOk,
+    tlsOk ? 'the certificate chain and host name verified' : describeResult(missing),
+    missing,
+  );
   if (!tlsOk) return report();
 
-  add('rejects-missing-key', missing.status === EXPECT.unauthorized, describeResult(missing));
+  add('rejects-missing-key', missing.status === EXPECT.unauthorized, describeResult(missing), missing);
   const wrongKey = `wrong-${randomBytes(18).toString('base64url')}`;
   const wrong = await send({ body: bodies.v1, eventId: eventId(), authKey: wrongKey });
-  add('rejects-wrong-key', wrong.status === EXPECT.unauthorized, describeResult(wrong));
+  add('rejects-wrong-key', wrong.status === EXPECT.unauthorized, describeResult(wrong), wrong);
 
   const v1Probe = { body: bodies.v1, eventId: eventId(), authKey: options.authKey };
   const v1 = await send(v1Probe);
-  add('accepts-v1', v1.status === EXPECT.ok, describeResult(v1));
+  add('accepts-v1', v1.status === EXPECT.ok, describeResult(v1), v1);
   const status = await send({ body: bodies.status, eventId: eventId(), authKey: options.authKey });
-  add('accepts-status', status.status === EXPECT.ok, describeResult(status));
+  add('accepts-status', status.status === EXPECT.ok, describeResult(status), status);
   const extra = await send({ body: bodies.extra, eventId: eventId(), authKey: options.authKey });
-  add('tolerates-unknown-fields', extra.status === EXPECT.ok, describeResult(extra));
+  add('tolerates-unknown-fields', extra.status === EXPECT.ok, describeResult(extra), extra);
 
   const again = await send(v1Probe);
   const duplicateNote =
@@ -122,7 +139,7 @@ export async function checkEndpoint(url: string, options: CheckEndpointOptions):
       : saysDuplicate(again.responseSnippet)
         ? `${describeResult(again)}, answer says duplicate`
         : `${describeResult(again)}; whether your handler ran twice for session ${bodies.v1Id} only your logs can tell`;
-  add('acknowledges-duplicate', again.status === EXPECT.ok, duplicateNote);
+  add('acknowledges-duplicate', again.status === EXPECT.ok, duplicateNote, again);
   return report();
 }
 
@@ -139,7 +156,13 @@ export async function checkEndpoint(url: string, options: CheckEndpointOptions):
 export function formatCheckReport(report: CheckReport): string {
   const mark = { pass: '✔', fail: '✖', skip: '–' } as const;
   const width = Math.max(...report.results.map((r) => r.id.length));
-  const lines = report.results.map((r) => `  ${mark[r.verdict]} ${r.id.padEnd(width)}  ${r.title} (${r.detail})`);
+  const indent = ' '.repeat(width + 6);
+  const lines = report.results.map(
+    (r) =>
+      `  ${mark[r.verdict]} ${r.id.padEnd(width)}  ${r.title} (${r.detail})${r.fix ? `\n${indent}fix: ${r.fix}` : ''}${
+        r.hint ? `\n${indent}see: ${r.hint}` : ''
+      }`,
+  );
   const failed = report.results.filter((r) => r.verdict === 'fail').length;
   const summary = failed === 0 ? 'all checks passed' : `${failed} check${failed === 1 ? '' : 's'} failed`;
   return `${report.url}\n${lines.join('\n')}\n\n${summary}\n`;

@@ -34,6 +34,10 @@ export interface CheckResult {
   /** `pass`, `fail`, or `skip` when an earlier failure made the check meaningless. */
   readonly verdict: 'pass' | 'fail' | 'skip';
   readonly detail: string;
+  /** For a failed check: the cause and the fix in one sentence. */
+  readonly fix?: string;
+  /** For a failed check: the specification's matching troubleshooting hint (spec §7). */
+  readonly hint?: string;
 }
 
 /** One request the checker sends. */

@@ -4,6 +4,8 @@ import { API_BASE_PATH } from '@kyc/contracts';
 import { checkEndpoint, formatCheckReport } from '../check/check-endpoint.js';
 import { createSandbox } from '../create-sandbox.js';
 import { startSandbox } from '../start-sandbox.js';
+import { jsonLogger } from '../telemetry/json-logger.js';
+import { startTelemetry } from '../telemetry/start-telemetry.js';
 import { CliError } from './cli-error.js';
 import { readFirstLine, readHiddenLine } from './read-stdin.js';
 
@@ -51,8 +53,13 @@ export async function startCommand(args: string[], io: CliIo): Promise<void> {
     'allow-loopback-targets': { type: 'boolean' },
     'trust-ca': { type: 'string' },
     https: { type: 'boolean' },
+    'log-format': { type: 'string' },
   });
   if (positionals.length > 0) throw new CliError(`start takes no arguments (got "${positionals[0]}")`, 2);
+  const logFormat = values['log-format'] ?? 'text';
+  if (logFormat !== 'text' && logFormat !== 'json') {
+    throw new CliError(`--log-format must be text or json (got "${logFormat}")`, 2);
+  }
   const port = integerFlag('port', values.port, 8080, 0, 65535);
   if (!Number.isInteger(port)) throw new CliError('--port must be a whole number', 2);
   const timeScale = integerFlag('time-scale', values['time-scale'], 1, 1, 600);
@@ -65,6 +72,15 @@ export async function startCommand(args: string[], io: CliIo): Promise<void> {
   }
   if (timeScale !== 1)
     io.err(`!!! --time-scale ${timeScale}: retries come ${timeScale}× sooner than the protocol's schedule.\n`);
+  const logger =
+    logFormat === 'json'
+      ? jsonLogger((line) => io.out(line))
+      : {
+          info: (m: string) => io.out(`${new Date().toISOString()} ${m}\n`),
+          warn: (m: string) => io.err(`warn: ${m}\n`),
+          error: (m: string) => io.err(`error: ${m}\n`),
+        };
+  const telemetry = startTelemetry({ warn: (m) => logger.warn?.(m) });
   const running = await startSandbox({
     port,
     host: values.host ?? '127.0.0.1',
@@ -73,14 +89,19 @@ export async function startCommand(args: string[], io: CliIo): Promise<void> {
     allowLoopbackTargets,
     trustedCa: readPem('trust-ca', values['trust-ca']),
     https: values.https === true,
-    logger: {
-      info: (m) => io.out(`${new Date().toISOString()} ${m}\n`),
-      warn: (m) => io.err(`warn: ${m}\n`),
-      error: (m) => io.err(`error: ${m}\n`),
-    },
+    logger,
+    ...(telemetry && { telemetry }),
+  }).catch(async (error: unknown) => {
+    await telemetry?.shutdown();
+    throw error;
   });
   io.out(
     `KYC sandbox listening on ${running.url}\n  dashboard:   ${running.url}/login\n  service API: ${running.url}${API_BASE_PATH}\n  data folder: ${dataDir}\n`,
+  );
+  io.out(
+    telemetry === undefined
+      ? '  telemetry:   off (OTEL_SDK_DISABLED=true)\n'
+      : `  probes:      ${running.url}/healthz ${running.url}/readyz\n  metrics:     ${telemetry.exporters.metrics.join(', ')}; traces: ${telemetry.exporters.traces.join(', ') || 'not exported (set OTEL_EXPORTER_OTLP_ENDPOINT)'}\n`,
   );
   if (running.sandbox.userCount() === 0) {
     io.out(`  no users yet: kyc-sandbox user add <name> --data-dir ${dataDir}\n`);
@@ -94,10 +115,13 @@ export async function startCommand(args: string[], io: CliIo): Promise<void> {
       }
       stopping = true;
       io.out(`${signal}: shutting down (letting deliveries in flight finish)\n`);
-      void running.close().then(resolve, (error: unknown) => {
-        io.err(`error during shutdown: ${(error as Error).message}\n`);
-        resolve();
-      });
+      void running
+        .close()
+        .then(() => telemetry?.shutdown())
+        .then(resolve, (error: unknown) => {
+          io.err(`error during shutdown: ${(error as Error).message}\n`);
+          resolve();
+        });
     };
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));

@@ -10,6 +10,10 @@ Commands:
     --allow-loopback-targets    DANGER: let webhook URLs point at 127.0.0.0/8 and ::1 (local receivers only)
     --trust-ca <file>           Trust this CA certificate (PEM) when delivering (e.g. a local self-signed receiver)
     --https                     Serve over HTTPS with a self-signed certificate made at start
+    --log-format <text|json>    json: one JSON object per line, with trace_id and span_id (default text)
+                                Also serves /healthz, /readyz and /metrics (Prometheus); exports
+                                traces and metrics by the standard OTEL_* variables
+                                (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME, OTEL_SDK_DISABLED…)
 
   user add <name>               Issue a user (password typed hidden, piped on stdin, or --password)
     --password <password>       The password (prefer stdin: command lines are visible to other users)

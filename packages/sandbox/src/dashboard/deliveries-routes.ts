@@ -1,53 +1,168 @@
 import { Hono } from 'hono';
 import { html } from 'hono/html';
-import { type DeliveryView, deliveryView } from '../api/delivery-view.js';
-import type { SandboxService } from '../sandbox-service.js';
+import { streamSSE } from 'hono/streaming';
+import { actionErrorStatus, IDEMPOTENCY_KEY_PATTERN } from '../api/portal-routes.js';
+import { describeIssues } from '../api/read-json.js';
+import { parseDeliveryQuery } from '../portal/delivery-query.js';
+import { type ActionResult, type Actor, PortalActionError, type PortalService } from '../portal/portal-service.js';
 import type { DashboardVariables } from './dashboard-auth.js';
-import { csrfField, type Html, layout } from './layout.js';
+import { deliveriesPage, deliveryRows, replayConfirmPage } from './deliveries-page.js';
+import { deliveryPage } from './delivery-page.js';
+import { layout } from './layout.js';
 
-function deliverySection(view: DeliveryView, csrf: string): Html {
-  const canRedeliver = view.state === 'delivered' || view.state === 'failed';
-  return html`<section id="${view.sessionId}" class="delivery" data-event-id="${view.eventId}">
-<h2>Session <code>${view.sessionId}</code></h2>
-<p>State: <strong class="delivery-state">${view.state}</strong> · Webhook-Id <code>${view.eventId}</code>
-${view.url ? html` · to <code>${view.url}</code>` : ''}${view.nextAttemptAt ? html` · next attempt ${view.nextAttemptAt}` : ''}</p>
-${view.note ? html`<p class="muted">${view.note}</p>` : ''}
-<table class="attempts"><tr><th>#</th><th>Round</th><th>Time</th><th>Outcome</th><th>Status</th><th>Latency</th><th>Response</th></tr>
-${view.attempts.map(
-  (
-    a,
-  ) => html`<tr class="attempt"><td>${a.attempt}</td><td>${a.round}</td><td>${a.at}</td><td class="outcome">${a.outcome}</td>
-<td class="status">${a.status ?? '—'}</td><td class="latency">${a.latencyMs} ms</td><td class="response"><pre>${(a.responseSnippet ?? a.error ?? '').slice(0, 500)}</pre></td></tr>`,
-)}</table>
-${
-  canRedeliver
-    ? html`<form method="post" action="/dashboard/deliveries/${view.eventId}/redeliver">${csrfField(csrf)}<button type="submit">Redeliver</button></form>`
-    : ''
-}</section>`;
+const LIVE_PATH = '/dashboard/deliveries/events';
+const HEARTBEAT_MS = 15_000;
+const DATETIME_LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/;
+
+type Ctx = { get(key: 'user'): DashboardVariables['user']; get(key: 'csrfToken'): string };
+const actor = (c: Ctx): Actor => {
+  const user = c.get('user');
+  return { companyId: user.companyId, userId: user.id, username: user.username };
+};
+const nav = (c: Ctx) => ({ csrfToken: c.get('csrfToken'), username: c.get('user').username });
+
+/** What a finished click says on the page it redirects to. */
+export function describeAction(result: ActionResult | undefined): string | undefined {
+  if (!result) return undefined;
+  if (result.action === 'redeliver') {
+    return result.outcome === 'queued'
+      ? 'Redelivery queued: a new round of attempts starts now.'
+      : 'The delivery is still being attempted; redeliver once it has ended.';
+  }
+  if (result.action === 'replay_failed') {
+    return `Replay queued ${result.queued} failed ${result.queued === 1 ? 'delivery' : 'deliveries'} for a new round of attempts${
+      result.skipped ? ` (${result.skipped} already in progress)` : ''
+    }.`;
+  }
+  return undefined;
 }
 
-/** Deliveries: every webhook with each attempt (outcome, status, latency, response snippet) and Redeliver. */
-export function deliveriesRoutes(service: SandboxService): Hono<{ Variables: DashboardVariables }> {
+/** `YYYY-MM-DDTHH:MM` from a datetime-local field, read as UTC; `undefined` when malformed. */
+function parseSince(value: unknown): number | undefined {
+  if (typeof value !== 'string' || !DATETIME_LOCAL.test(value)) return undefined;
+  const ms = Date.parse(`${value}Z`);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/**
+ * The Deliveries pages: the filtered, paged, live delivery log, Replay failed with a
+ * confirmation step, and the inspector of one delivery with Redeliver. Each renders the same
+ * data the portal API returns for the same request.
+ */
+export function deliveriesRoutes(portal: PortalService): Hono<{ Variables: DashboardVariables }> {
   const app = new Hono<{ Variables: DashboardVariables }>();
 
-  app.get('/dashboard/deliveries', async (c) => {
-    const csrf = c.get('csrfToken');
-    const views = (await service.deliveries(c.get('company').id)).map((row) => deliveryView(service.clock, row));
-    const notice =
-      c.req.query('redelivered') === '1' ? html`<p class="notice" role="status">Redelivery started.</p>` : '';
-    const content = html`${notice}${
-      views.length === 0
-        ? html`<p class="muted">No webhooks yet: finish a session.</p>`
-        : views.map((v) => deliverySection(v, csrf))
-    }`;
-    return c.html(layout('Deliveries', content, { csrfToken: csrf, username: c.get('user').username }));
+  app.get('/dashboard/deliveries', (c) => {
+    const parsed = parseDeliveryQuery(c.req.query());
+    if (!parsed.ok) {
+      const message = `These filters are not valid: ${describeIssues(parsed.issues)}.`;
+      return c.html(
+        layout(
+          'Deliveries',
+          html`<p class="error" role="alert">${message}</p><p><a href="/dashboard/deliveries">Show all deliveries</a></p>`,
+          nav(c),
+        ),
+        400,
+      );
+    }
+    const page = portal.list(actor(c), parsed.query, parsed.filter);
+    if (c.req.query('fragment') === 'rows') return c.html(deliveryRows(page));
+    const done = c.req.query('done');
+    const notice = done ? describeAction(portal.actionResult(actor(c), done)) : undefined;
+    return c.html(layout('Deliveries', deliveriesPage(page, c.get('csrfToken'), notice, LIVE_PATH), nav(c)));
+  });
+
+  app.get(LIVE_PATH, (c) =>
+    streamSSE(c, async (stream) => {
+      const companyId = c.get('company').id;
+      let dirty = false;
+      let wake: (() => void) | undefined;
+      const onChange = (event: Event) => {
+        if ((event as CustomEvent<number>).detail !== companyId) return;
+        dirty = true;
+        wake?.();
+      };
+      portal.changes.addEventListener('change', onChange);
+      stream.onAbort(() => {
+        portal.changes.removeEventListener('change', onChange);
+        wake?.();
+      });
+      await stream.writeSSE({ event: 'ready', data: '' });
+      // Bounded by the connection: ends when the browser leaves the page.
+      while (!stream.aborted) {
+        if (!dirty) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, HEARTBEAT_MS);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+        }
+        wake = undefined;
+        if (stream.aborted) break;
+        if (dirty) {
+          dirty = false;
+          await stream.writeSSE({ event: 'change', data: '' });
+        } else {
+          await stream.write(': keep-alive\n\n');
+        }
+      }
+    }),
+  );
+
+  app.post('/dashboard/deliveries/replay-failed', async (c) => {
+    const form = await c.req.parseBody();
+    const since = parseSince(form.since);
+    if (since === undefined) return c.text('Give the time to replay from as YYYY-MM-DDTHH:MM (UTC).', 422);
+    const { failed } = portal.failedSince(actor(c), since);
+    const iso = new Date(since).toISOString();
+    return c.html(layout('Replay failed deliveries', replayConfirmPage(iso, failed, c.get('csrfToken')), nav(c)));
+  });
+
+  app.post('/dashboard/deliveries/replay-failed/confirm', async (c) => {
+    const form = await c.req.parseBody();
+    const since = typeof form.since === 'string' ? Date.parse(form.since) : Number.NaN;
+    const key = typeof form._click === 'string' ? form._click : '';
+    if (Number.isNaN(since) || !IDEMPOTENCY_KEY_PATTERN.test(key))
+      return c.text('Start the replay again from the Deliveries page.', 422);
+    try {
+      await portal.replayFailed(actor(c), since, key);
+    } catch (error) {
+      if (!(error instanceof PortalActionError)) throw error;
+      return c.text(error.message, actionErrorStatus(error));
+    }
+    return c.redirect(`/dashboard/deliveries?status=failed&done=${encodeURIComponent(key)}`, 303);
+  });
+
+  app.get('/dashboard/deliveries/:id', async (c) => {
+    const detail = await portal.detail(actor(c), c.req.param('id'));
+    if (!detail)
+      return c.html(layout('Delivery not found', html`<p>No such delivery in your company.</p>`, nav(c)), 404);
+    const done = c.req.query('done');
+    const notice = done ? describeAction(portal.actionResult(actor(c), done)) : undefined;
+    return c.html(
+      layout(
+        `Delivery ${detail.eventId}`,
+        deliveryPage(detail, c.get('csrfToken'), notice),
+        nav(c),
+        html`Delivery for session <code>${detail.sessionId}</code>`,
+      ),
+    );
   });
 
   app.post('/dashboard/deliveries/:id/redeliver', async (c) => {
-    const result = await service.redeliver(c.get('company').id, c.req.param('id'));
-    if (result === 'not_found') return c.text('No such delivery.', 404);
-    if (result === 'in_progress') return c.text('The delivery is still pending; wait until it ends.', 409);
-    return c.redirect('/dashboard/deliveries?redelivered=1', 303);
+    const form = await c.req.parseBody();
+    const key = typeof form._click === 'string' ? form._click : '';
+    const id = c.req.param('id');
+    if (!IDEMPOTENCY_KEY_PATTERN.test(key)) return c.text('Reload the delivery page and press Redeliver again.', 422);
+    try {
+      await portal.redeliver(actor(c), id, key);
+    } catch (error) {
+      if (!(error instanceof PortalActionError)) throw error;
+      return c.text(error.message, actionErrorStatus(error));
+    }
+    return c.redirect(`/dashboard/deliveries/${encodeURIComponent(id)}?done=${encodeURIComponent(key)}`, 303);
   });
 
   return app;

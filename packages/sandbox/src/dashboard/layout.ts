@@ -1,5 +1,6 @@
 import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
+import { PORTAL_SCRIPT_PATH } from './portal-script.js';
 
 /** Rendered HTML; every interpolated value is escaped by Hono's `html` template. */
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
@@ -15,23 +16,37 @@ label{display:block;margin:.6rem 0 .2rem;font-weight:600}input[type=text],input[
 .error{color:#a11;margin:.3rem 0}.notice{color:#175;margin:.3rem 0}.muted{color:#667}
 code,pre{font-size:13px;white-space:pre-wrap;word-break:break-all}
 button{padding:.35rem .8rem;margin-right:.4rem}
+.badge{display:inline-block;padding:0 .45rem;border-radius:1rem;border:1px solid;font-size:13px;font-weight:600}
+.b-delivered{color:#0b5d2a;background:#e3f6ea}.b-failed,.b-not_sent{color:#8a1111;background:#fde8e8}
+.b-pending,.b-queued{color:#6b4800;background:#fff3d6}.b-test{color:#273b8a;background:#e6ebfb}
+.filters{display:flex;flex-wrap:wrap;gap:.2rem 1rem;align-items:end}.filters label{margin-top:0}
+.pager{display:flex;gap:1rem;margin-top:.6rem}.fix{color:#5a3b00}
+.scroll{overflow-x:auto}svg text{font-size:10px;fill:#445}
+a:focus,button:focus,input:focus,select:focus{outline:3px solid #3a6ff7;outline-offset:1px}
 `;
 
 /** The page frame: navigation when logged in, then the page's content. */
-export function layout(title: string, content: Html, nav?: { csrfToken: string; username: string }): Html {
+export function layout(
+  title: string,
+  content: Html,
+  nav?: { csrfToken: string; username: string },
+  heading: Html | string = title,
+): Html {
   return html`<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${title} · KYC sandbox</title><style>${STYLE}</style></head>
+<title>${title} · KYC sandbox</title><style>${STYLE}</style>${
+    nav ? html`<script src="${PORTAL_SCRIPT_PATH}" defer></script>` : ''
+  }</head>
 <body>
 <header><strong>KYC sandbox</strong>${
     nav
-      ? html`<a href="/dashboard/sessions">Sessions</a><a href="/dashboard/deliveries">Deliveries</a>
-<a href="/dashboard/settings">Settings</a><span class="muted">${nav.username}</span>
+      ? html`<nav aria-label="Main" style="display:flex;gap:1.2rem"><a href="/dashboard/sessions">Sessions</a><a href="/dashboard/deliveries">Deliveries</a>
+<a href="/dashboard/health">Endpoint health</a><a href="/dashboard/settings">Settings</a></nav><span>${nav.username}</span>
 <form method="post" action="/logout" style="margin-left:auto">${csrfField(nav.csrfToken)}<button type="submit">Log out</button></form>`
       : ''
   }</header>
-<main><h1>${title}</h1>${content}</main>
+<main><h1>${heading}</h1>${content}</main>
 </body></html>`;
 }
 

@@ -27,7 +27,7 @@ export function sessionsRoutes(service: SandboxService): Hono<{ Variables: Dashb
 <td>${session.outcome.shape}</td><td class="state">${session.state}</td><td class="delivery-state">${deliveryState}</td>
 <td>${
           session.state === STATE.FINISHED
-            ? html`<a href="/dashboard/deliveries#${session.id}">Delivery</a>`
+            ? html`<a href="/dashboard/deliveries?session=${session.id}">Delivery</a>`
             : html`<form method="post" action="/dashboard/sessions/${session.id}/finish">${csrfField(csrf)}<button type="submit">Finish</button></form>`
         }</td></tr>`;
       }),

@@ -1,9 +1,14 @@
 import { generateAuthKey } from '@kyc/delivery-engine';
 import { Hono } from 'hono';
 import { html } from 'hono/html';
+import { actionErrorStatus, IDEMPOTENCY_KEY_PATTERN } from '../api/portal-routes.js';
+import { PAYLOAD_SHAPES } from '../domain/enum-values.js';
+import { PortalActionError, type PortalService } from '../portal/portal-service.js';
 import type { SandboxService, SettingsProblem } from '../sandbox-service.js';
+import type { CompanyRecord } from '../store/sandbox-store.js';
 import type { DashboardVariables } from './dashboard-auth.js';
 import { csrfField, type Html, layout } from './layout.js';
+import { testEventAnswer, testEventForm } from './test-event-form.js';
 
 interface EditState {
   readonly webhookUrl: string;
@@ -41,29 +46,62 @@ ${state.notice ? html`<p class="notice" role="status">${state.notice}</p>` : ''}
 }
 
 /** Settings → My company → Edit → Products → Traditional KYC: the webhook URL and Auth Key. */
-export function settingsRoutes(service: SandboxService): Hono<{ Variables: DashboardVariables }> {
+export function settingsRoutes(
+  service: SandboxService,
+  portal: PortalService,
+): Hono<{ Variables: DashboardVariables }> {
   const app = new Hono<{ Variables: DashboardVariables }>();
   const nav = (c: { get(key: 'csrfToken'): string; get(key: 'user'): { username: string } }) => ({
     csrfToken: c.get('csrfToken'),
     username: c.get('user').username,
   });
 
-  app.get('/dashboard/settings', (c) => {
+  const settingsPage = (
+    c: Parameters<typeof nav>[0] & {
+      get(key: 'company'): CompanyRecord;
+      req: { query(name: string): string | undefined };
+    },
+    testAnswer: Html | string,
+  ) => {
     const company = c.get('company');
     const settings = service.settings(company);
     const saved = c.req.query('saved') === '1';
-    return c.html(
-      layout(
-        'Settings',
-        html`<section><h2>My company</h2><p><strong>${company.name}</strong></p>
+    return layout(
+      'Settings',
+      html`<section><h2>My company</h2><p><strong>${company.name}</strong></p>
 ${saved ? html`<p class="notice" role="status">Changes saved.</p>` : ''}
 <h3>Products · Traditional KYC</h3>
 <table><tr><th>Webhook URL</th><td id="current-webhook-url">${settings.webhookUrl ?? 'not set'}</td></tr>
 <tr><th>Auth Key</th><td id="current-auth-key">${settings.hasAuthKey ? 'set (hidden)' : 'not set'}</td></tr></table>
-<p><a href="/dashboard/settings/company/edit">Edit</a></p></section>`,
-        nav(c),
-      ),
+<p><a href="/dashboard/settings/company/edit">Edit</a></p></section>
+${testEventForm(c.get('csrfToken'), testAnswer)}`,
+      nav(c),
     );
+  };
+
+  app.get('/dashboard/settings', (c) => {
+    const key = c.req.query('test');
+    const user = c.get('user');
+    const result = key
+      ? portal.actionResult({ companyId: user.companyId, userId: user.id, username: user.username }, key)
+      : undefined;
+    return c.html(settingsPage(c, result?.action === 'test_event' ? testEventAnswer(result) : ''));
+  });
+
+  app.post('/dashboard/settings/test-event', async (c) => {
+    const form = await c.req.parseBody();
+    const shape = PAYLOAD_SHAPES.find((s) => s === form.shape);
+    const key = typeof form._click === 'string' ? form._click : '';
+    if (!shape || !IDEMPOTENCY_KEY_PATTERN.test(key)) return c.text('Choose a payload shape and send again.', 422);
+    const user = c.get('user');
+    try {
+      await portal.sendTestEvent({ companyId: user.companyId, userId: user.id, username: user.username }, shape, key);
+    } catch (error) {
+      if (!(error instanceof PortalActionError)) throw error;
+      const alert = html`<p class="error" role="alert">${error.message}</p>`;
+      return c.html(settingsPage(c, alert), actionErrorStatus(error));
+    }
+    return c.redirect(`/dashboard/settings?test=${encodeURIComponent(key)}`, 303);
   });
 
   app.get('/dashboard/settings/company/edit', (c) => {

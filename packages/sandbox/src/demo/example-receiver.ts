@@ -35,6 +35,8 @@ export async function startExampleReceiver(options: {
   const receiver = createWebhookReceiver({
     authKeys: [options.authKey],
     idempotencyStore: memoryIdempotencyStore(),
+    // The sandbox is the sender here and sends traceparent: continue its trace (finish → handler).
+    trustTraceContext: true,
     logger: {
       warn: (message) => options.timeline.add('receiver', `log: ${message}`),
       error: (message) => options.timeline.add('receiver', `log: ${message}`),

@@ -1,4 +1,5 @@
-import { type DeliveryEngine, DeliveryEngineError } from '@kyc/delivery-engine';
+import { type DeliveryEngine, DeliveryEngineError, parseTraceparent } from '@kyc/delivery-engine';
+import { context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import type { SandboxLogger } from '../sandbox-options.js';
 import type { SandboxStore } from '../store/sandbox-store.js';
 
@@ -34,12 +35,19 @@ export function createOutboxRelay(
           continue;
         }
         try {
-          await engine.enqueue({
-            id: row.eventId,
-            url: row.url,
-            body: row.body,
-            ...(row.authKey === undefined ? {} : { authKey: row.authKey }),
-          });
+          const url = row.url;
+          // Enqueued in the finishing request's trace, whichever pass (or restart) relays it.
+          const finishing = parseTraceparent(row.traceParent);
+          const parent = finishing === undefined ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, finishing);
+          await context.with(parent, () =>
+            engine.enqueue({
+              id: row.eventId,
+              url,
+              body: row.body,
+              companyId: String(row.companyId),
+              ...(row.authKey === undefined ? {} : { authKey: row.authKey }),
+            }),
+          );
           store.markRelayed(row.eventId, now(), undefined);
           progressed = true;
         } catch (error) {

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { STATE } from '../domain/enum-values.js';
 import type { SessionOutcome } from '../domain/outcome.js';
 import type { SessionRecord } from '../domain/session-record.js';
+import { authKeyHint, PortalStore } from '../portal/portal-store.js';
 import { SandboxError } from '../sandbox-error.js';
 import { SCHEMA_SQL } from './schema.js';
 
@@ -32,6 +33,9 @@ export interface OutboxRow {
   readonly body: string;
   readonly relayedAt: number | undefined;
   readonly relayError: string | undefined;
+  readonly companyId: number;
+  /** W3C traceparent of the request that finished the session, so the enqueue joins its trace. */
+  readonly traceParent: string | undefined;
 }
 
 type Row = Record<string, unknown>;
@@ -60,6 +64,8 @@ function toOutbox(row: Row): OutboxRow {
     body: String(row.body),
     relayedAt: num(row.relayed_at),
     relayError: str(row.relay_error),
+    companyId: Number(row.company_id),
+    traceParent: str(row.trace_parent),
   };
 }
 
@@ -68,6 +74,8 @@ const SHORT_KEY_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 /** The sandbox's tables in one SQLite file (WAL). Synchronous and single-process, like the sandbox. */
 export class SandboxStore {
   readonly #db: Database.Database;
+  /** The portal's projection and audit log, in the same file so a finish writes both in one transaction. */
+  readonly portal: PortalStore;
 
   constructor(path: string) {
     try {
@@ -75,6 +83,12 @@ export class SandboxStore {
       this.#db.pragma('journal_mode = WAL');
       this.#db.pragma('foreign_keys = ON');
       this.#db.exec(SCHEMA_SQL);
+      this.portal = new PortalStore(this.#db);
+      // Files made before the outbox kept the finishing request's trace context.
+      const columns = this.#db.prepare('PRAGMA table_info(outbox)').all() as Row[];
+      if (!columns.some((column) => column.name === 'trace_parent')) {
+        this.#db.exec('ALTER TABLE outbox ADD COLUMN trace_parent TEXT');
+      }
     } catch (error) {
       throw new SandboxError('data_dir', `cannot open the sandbox database ${path}: ${(error as Error).message}`, {
         cause: error,
@@ -179,6 +193,7 @@ export class SandboxStore {
     id: string,
     now: number,
     buildBody: (session: SessionRecord, endedAt: number) => string,
+    traceParent?: string,
   ): { session: SessionRecord; finished: boolean } | undefined {
     return this.#db
       .transaction(() => {
@@ -191,19 +206,34 @@ export class SandboxStore {
         this.#db
           .prepare('UPDATE sessions SET state = ?, ended_at = ? WHERE id = ?')
           .run(STATE.FINISHED, endedAt, session.id);
+        const eventId = `evt_${randomBytes(16).toString('hex')}`;
         this.#db
           .prepare(
-            'INSERT INTO outbox (event_id, session_id, company_id, url, auth_key, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+            'INSERT INTO outbox (event_id, session_id, company_id, url, auth_key, body, created_at, trace_parent) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
           )
           .run(
-            `evt_${randomBytes(16).toString('hex')}`,
+            eventId,
             id,
             companyId,
             company?.webhookUrl ?? null,
             company?.authKey ?? null,
             body,
             now,
+            traceParent ?? null,
           );
+        this.portal.insertDelivery({
+          eventId,
+          companyId,
+          sessionId: id,
+          shortKey: session.shortKey,
+          kind: 'session',
+          url: company?.webhookUrl,
+          authKeyHint: authKeyHint(company?.authKey),
+          state: 'queued',
+          note: undefined,
+          createdAt: now,
+          updatedAt: now,
+        });
         return { session: { ...session, state: STATE.FINISHED, endedAt }, finished: true };
       })
       .immediate();
@@ -218,9 +248,12 @@ export class SandboxStore {
   }
 
   markRelayed(eventId: string, now: number, error: string | undefined): void {
-    this.#db
-      .prepare('UPDATE outbox SET relayed_at = ?, relay_error = ? WHERE event_id = ?')
-      .run(now, error ?? null, eventId);
+    this.#db.transaction(() => {
+      this.#db
+        .prepare('UPDATE outbox SET relayed_at = ?, relay_error = ? WHERE event_id = ?')
+        .run(now, error ?? null, eventId);
+      this.portal.markRelayed(eventId, error, now);
+    })();
   }
 
   outboxForSession(sessionId: string): OutboxRow | undefined {

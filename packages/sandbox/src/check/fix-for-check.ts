@@ -1,0 +1,43 @@
+import { AUTH_SCHEME, WEBHOOK_SUCCESS_STATUS } from '@kyc/contracts';
+import type { AttemptResult } from '@kyc/delivery-engine';
+import { type Diagnosis, diagnoseAttempt } from './diagnose-attempt.js';
+import type { CheckId } from './endpoint-checks.js';
+
+const isSuccessClass = (status: number | undefined) => status !== undefined && status >= 200 && status < 300;
+
+/**
+ * What to change when a `check-endpoint` check fails: the cause and the fix in one sentence,
+ * and the specification's matching troubleshooting hint. The authentication checks expect a
+ * 401, so their fix speaks of the key; the others reuse {@link diagnoseAttempt}.
+ */
+export function fixForCheck(id: CheckId, result: AttemptResult): Diagnosis | undefined {
+  if (id === 'rejects-missing-key' || id === 'rejects-wrong-key') {
+    const what = id === 'rejects-missing-key' ? 'without an Authorization header' : 'with a wrong Auth Key';
+    if (isSuccessClass(result.status)) {
+      return {
+        message: `Your endpoint accepted a request ${what} (HTTP ${result.status}): compare the Authorization header with "${AUTH_SCHEME} <Auth Key>" before anything else and answer 401 when it is missing or differs.`,
+        hint: 'authentication',
+      };
+    }
+    return {
+      message: `Answer 401 (not ${result.status ?? result.outcome}) to a request ${what}, so an authentication failure is told apart from a broken handler.`,
+      hint: 'authentication',
+    };
+  }
+  if (id === 'tolerates-unknown-fields' && (result.status === 400 || result.status === 422)) {
+    return {
+      message: `Your endpoint rejected a body with unknown fields (${result.status}): ignore fields you do not know, the service may add some without a new version.`,
+      hint: 'json',
+    };
+  }
+  if (id === 'acknowledges-duplicate' && result.status !== WEBHOOK_SUCCESS_STATUS && result.status !== undefined) {
+    const cause = diagnoseAttempt(result);
+    return {
+      message: `Your endpoint failed a repeated delivery (${result.status}): when a Webhook-Id was already processed, answer ${WEBHOOK_SUCCESS_STATUS} without running the handler again.${
+        cause && result.status >= 200 && result.status < 300 ? ` ${cause.message}` : ''
+      }`,
+      hint: undefined,
+    };
+  }
+  return diagnoseAttempt(result);
+}

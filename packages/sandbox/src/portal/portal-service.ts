@@ -1,0 +1,456 @@
+import { randomBytes } from 'node:crypto';
+import {
+  AUTH_SCHEME,
+  HEADERS,
+  JSON_CONTENT_TYPE,
+  WEBHOOK_RESPONSE_DEADLINE_MS,
+  WEBHOOK_USER_AGENT,
+} from '@kyc/contracts';
+import { type DeliveryEngine, DeliveryEngineError, type DeliveryRecord, type ScaledClock } from '@kyc/delivery-engine';
+import { type Diagnosis, diagnoseAttempt } from '../check/diagnose-attempt.js';
+import { STATE } from '../domain/enum-values.js';
+import { resolveOutcome } from '../domain/outcome.js';
+import { buildWebhookBody } from '../domain/webhook-body.js';
+import type { SandboxStore } from '../store/sandbox-store.js';
+import { type AttemptHealth, computeHealth, failureView, type HealthFailure } from './compute-health.js';
+import { type DeliveryFilterView, encodeCursor, PAGE_SIZE } from './delivery-query.js';
+import { authKeyHint, type PortalAction, type PortalDeliveryRow, type PortalListQuery } from './portal-store.js';
+
+/** Who is acting: the logged-in (or Basic-authenticated) user and their company. */
+export interface Actor {
+  readonly companyId: number;
+  readonly userId: number;
+  readonly username: string;
+}
+
+/** A row of the delivery log. */
+export interface DeliveryListItem {
+  readonly eventId: string;
+  readonly sessionId: string;
+  readonly shortKey: string;
+  readonly test: boolean;
+  /** `queued`, `not_sent`, `pending` (shown as Retrying), `delivered` or `failed`. */
+  readonly state: string;
+  readonly attempts: number;
+  readonly lastOutcome: string | null;
+  readonly lastStatus: number | null;
+  readonly createdAt: string;
+  readonly nextAttemptAt: string | null;
+  readonly note: string | null;
+}
+
+/** One page of the delivery log with the cursors of its neighbours. */
+export interface DeliveryPage {
+  readonly deliveries: readonly DeliveryListItem[];
+  readonly filter: DeliveryFilterView;
+  readonly pageSize: number;
+  readonly nextCursor: string | null;
+  readonly prevCursor: string | null;
+}
+
+/** One attempt in the inspector. */
+export interface AttemptDetail {
+  readonly attempt: number;
+  readonly round: number;
+  readonly at: string;
+  readonly outcome: string;
+  readonly status: number | null;
+  readonly latencyMs: number;
+  readonly dialedAddress: string | null;
+  readonly responseSnippet: string | null;
+  readonly error: string | null;
+  readonly diagnosis: Diagnosis | null;
+}
+
+/** Everything the delivery page shows. The Auth Key appears only as `Bearer ••••` and its last four characters. */
+export interface DeliveryDetail extends DeliveryListItem {
+  readonly request: {
+    readonly method: 'POST';
+    readonly url: string | null;
+    readonly headers: readonly { readonly name: string; readonly value: string }[];
+    /** The body pretty-printed (it is sent compact, byte for byte as stored). */
+    readonly body: string;
+    readonly bodyBytes: number;
+  };
+  readonly attemptLog: readonly AttemptDetail[];
+  readonly redeliveries: readonly { readonly round: number; readonly requestedAt: string }[];
+  readonly actions: readonly { readonly action: string; readonly username: string; readonly at: string }[];
+  readonly canRedeliver: boolean;
+}
+
+/** The health page: attempts over 24 h, the retry queue, and the endpoint's configuration. */
+export interface EndpointHealth extends AttemptHealth {
+  readonly endpoint: { readonly url: string | null; readonly hasAuthKey: boolean };
+  readonly lastError: HealthFailure | null;
+  readonly lastFailures: readonly HealthFailure[];
+  readonly retries: {
+    /** Pending deliveries by the number of attempts they already had (`"0"`: waiting for the first). */
+    readonly waiting: Readonly<Record<string, number>>;
+    readonly pending: number;
+    readonly nextAttemptAt: string | null;
+    readonly schedule: string;
+  };
+  readonly circuit: { readonly state: 'none'; readonly message: string };
+}
+
+/** The result of a redeliver, replay or test-event click, the same for every repeat of that click. */
+export type ActionResult =
+  | { readonly action: 'redeliver'; readonly eventId: string; readonly outcome: 'queued' | 'in_progress' }
+  | { readonly action: 'replay_failed'; readonly since: string; readonly queued: number; readonly skipped: number }
+  | {
+      readonly action: 'test_event';
+      readonly eventId: string;
+      readonly sessionId: string;
+      readonly shape: string;
+      readonly outcome: 'answered' | 'not_sent' | 'no_answer_yet';
+      readonly attempt: AttemptDetail | null;
+      readonly problem: string | null;
+    };
+
+/** Why an action could not run; the routes map each to a status. */
+export class PortalActionError extends Error {
+  override readonly name = 'PortalActionError';
+  constructor(
+    readonly code: 'not_found' | 'busy' | 'key_reused' | 'no_webhook_url',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const MASK = '••••';
+const MAX_REPLAY = 10_000;
+const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+
+function listItem(row: PortalDeliveryRow): DeliveryListItem {
+  return {
+    eventId: row.eventId,
+    sessionId: row.sessionId,
+    shortKey: row.shortKey,
+    test: row.kind === 'test',
+    state: row.state,
+    attempts: row.attempts,
+    lastOutcome: row.lastOutcome ?? null,
+    lastStatus: row.lastStatus ?? null,
+    createdAt: new Date(row.createdAt).toISOString(),
+    nextAttemptAt: row.state === 'pending' ? iso(row.nextAttemptAt) : null,
+    note: row.note ?? null,
+  };
+}
+
+function prettyBody(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
+/**
+ * The webhook portal's use cases: the delivery log, the attempt inspector, redelivery, replay
+ * of failed deliveries, test events and endpoint health. Every read and action is scoped to
+ * the actor's company; the engine's store stays the source of truth for attempts.
+ */
+export class PortalService {
+  /** Fires `change` after every recorded attempt, redelivery or new event (for live pages). */
+  readonly changes = new EventTarget();
+
+  constructor(
+    private readonly store: SandboxStore,
+    private readonly engine: DeliveryEngine,
+    private readonly clock: ScaledClock,
+    private readonly baseUrl: () => string,
+  ) {}
+
+  notify(companyId: number | undefined): void {
+    this.changes.dispatchEvent(new CustomEvent('change', { detail: companyId }));
+  }
+
+  /** Brings the projection up to date with the engine: after a crash between the two, and for old data folders. */
+  async reconcile(): Promise<void> {
+    this.store.portal.backfillFromOutbox(Date.now());
+    let after = '';
+    for (let batch = 0; batch < 1000; batch++) {
+      const ids = this.store.portal.openEventIds(200, after);
+      if (ids.length === 0) return;
+      for (const id of ids) {
+        const record = await this.engine.getDelivery(id);
+        if (record) this.#sync(record);
+      }
+      after = ids[ids.length - 1] ?? after;
+    }
+  }
+
+  /** Records the engine's attempts of one delivery in the projection (repeats change nothing). */
+  #sync(record: DeliveryRecord): void {
+    const log = record.attemptLog;
+    log.forEach((attempt, i) => {
+      const last = i === log.length - 1;
+      this.store.portal.recordAttempt(
+        {
+          eventId: record.id,
+          attempt: attempt.attempt,
+          at: this.clock.toWall(attempt.startedAt),
+          outcome: attempt.outcome,
+          status: attempt.status,
+          latencyMs: attempt.latencyMs,
+          error: attempt.errorMessage,
+        },
+        last ? record.state : 'pending',
+        last && record.nextAttemptAt !== undefined ? this.clock.toWall(record.nextAttemptAt) : undefined,
+        Date.now(),
+      );
+    });
+    if (record.state === 'pending' && record.round > 1 && record.roundAttempts === 0) {
+      this.store.portal.markRedelivered(record.id, Date.now());
+    }
+  }
+
+  list(actor: Actor, query: PortalListQuery, filter: DeliveryFilterView): DeliveryPage {
+    const { rows, more } = this.store.portal.list(actor.companyId, query);
+    const backwards = query.before !== undefined;
+    const first = rows[0];
+    const last = rows[rows.length - 1];
+    const hasNext = backwards ? true : more;
+    const hasPrev = backwards ? more : query.after !== undefined;
+    return {
+      deliveries: rows.map(listItem),
+      filter,
+      pageSize: PAGE_SIZE,
+      nextCursor: hasNext && last ? encodeCursor(last) : null,
+      prevCursor: hasPrev && first ? encodeCursor(first) : null,
+    };
+  }
+
+  async detail(actor: Actor, eventId: string): Promise<DeliveryDetail | undefined> {
+    const row = this.store.portal.get(actor.companyId, eventId);
+    if (!row) return undefined;
+    const record =
+      row.state === 'queued' || row.state === 'not_sent' ? undefined : await this.engine.getDelivery(eventId);
+    if (record) this.#sync(record);
+    const fresh = this.store.portal.get(actor.companyId, eventId) ?? row;
+    const body = record?.body ?? this.store.outboxByEvent(eventId, actor.companyId)?.body ?? '';
+    const latest = record?.attemptLog[record.attemptLog.length - 1];
+    const sent = latest?.requestHeaders ?? {
+      [HEADERS.contentType]: JSON_CONTENT_TYPE,
+      [HEADERS.userAgent]: WEBHOOK_USER_AGENT,
+      [HEADERS.webhookId]: eventId,
+      ...(row.authKeyHint === undefined ? {} : { [HEADERS.authorization]: '' }),
+    };
+    // The engine stores the header already redacted; the portal shows the key's last four only.
+    const headers = Object.entries(sent).map(([name, value]) =>
+      name.toLowerCase() === HEADERS.authorization
+        ? { name, value: `${AUTH_SCHEME} ${MASK}${row.authKeyHint ?? ''}` }
+        : { name, value },
+    );
+    return {
+      ...listItem(fresh),
+      request: {
+        method: 'POST',
+        url: row.url ?? null,
+        headers,
+        body: prettyBody(body),
+        bodyBytes: Buffer.byteLength(body),
+      },
+      attemptLog: (record?.attemptLog ?? []).map((a) => ({
+        attempt: a.attempt,
+        round: a.round,
+        at: new Date(this.clock.toWall(a.startedAt)).toISOString(),
+        outcome: a.outcome,
+        status: a.status ?? null,
+        latencyMs: Math.round(a.latencyMs),
+        dialedAddress: a.dialedAddress ?? null,
+        responseSnippet: a.responseSnippet ?? null,
+        error: a.errorMessage ?? null,
+        diagnosis: diagnoseAttempt({ outcome: a.outcome, status: a.status }) ?? null,
+      })),
+      redeliveries: (record?.redeliveries ?? []).map((r) => ({
+        round: r.round,
+        requestedAt: new Date(this.clock.toWall(r.requestedAt)).toISOString(),
+      })),
+      actions: this.store.portal
+        .actionsFor(actor.companyId, eventId)
+        .map((a) => ({ action: a.action, username: a.username, at: new Date(a.createdAt).toISOString() })),
+      canRedeliver: fresh.state === 'delivered' || fresh.state === 'failed',
+    };
+  }
+
+  /**
+   * Runs an action once per idempotency key (one click): a repeat returns the first result,
+   * a repeat while the first is still running is `busy`, and a key used for another action
+   * is refused. The entry stays as the audit log of the action.
+   */
+  async #once(
+    actor: Actor,
+    key: string,
+    action: ActionResult['action'],
+    target: string | undefined,
+    run: () => Promise<ActionResult>,
+  ): Promise<ActionResult & { repeated: boolean }> {
+    const entry = { action, target, userId: actor.userId, username: actor.username, now: Date.now() };
+    const existing: PortalAction | undefined = this.store.portal.beginAction(actor.companyId, key, entry);
+    if (existing) {
+      if (existing.action !== action || existing.target !== target) {
+        throw new PortalActionError('key_reused', 'This idempotency key was already used for another action.');
+      }
+      if (existing.result === undefined) throw new PortalActionError('busy', 'This action is still running.');
+      return { ...(existing.result as ActionResult), repeated: true };
+    }
+    let result: ActionResult;
+    try {
+      result = await run();
+    } catch (error) {
+      this.store.portal.abandonAction(actor.companyId, key);
+      throw error;
+    }
+    this.store.portal.finishAction(actor.companyId, key, result);
+    this.notify(actor.companyId);
+    return { ...result, repeated: false };
+  }
+
+  /** Queues a new round of attempts for one delivery through the engine's durable queue. */
+  async redeliver(actor: Actor, eventId: string, key: string) {
+    if (!this.store.portal.get(actor.companyId, eventId)) {
+      throw new PortalActionError('not_found', 'No delivery with this id.');
+    }
+    return this.#once(actor, key, 'redeliver', eventId, async () => ({
+      action: 'redeliver',
+      eventId,
+      outcome: (await this.#queueRedelivery(eventId)) ? 'queued' : 'in_progress',
+    }));
+  }
+
+  async #queueRedelivery(eventId: string): Promise<boolean> {
+    try {
+      await this.engine.redeliver(eventId);
+    } catch (error) {
+      if (error instanceof DeliveryEngineError && (error.code === 'in_progress' || error.code === 'not_found')) {
+        return false;
+      }
+      throw error;
+    }
+    this.store.portal.markRedelivered(eventId, Date.now());
+    return true;
+  }
+
+  /** The recorded result of one click, to show after the redirect that follows it. */
+  actionResult(actor: Actor, key: string): ActionResult | undefined {
+    return this.store.portal.getAction(actor.companyId, key)?.result as ActionResult | undefined;
+  }
+
+  /** How many deliveries Replay failed would queue (the confirmation step). */
+  failedSince(actor: Actor, since: number): { since: string; failed: number } {
+    return { since: new Date(since).toISOString(), failed: this.store.portal.countFailedSince(actor.companyId, since) };
+  }
+
+  /** Redelivers every failed delivery created since `since`, once each, through the engine's queue. */
+  async replayFailed(actor: Actor, since: number, key: string) {
+    const sinceIso = new Date(since).toISOString();
+    return this.#once(actor, key, 'replay_failed', `since:${sinceIso}`, async () => {
+      let queued = 0;
+      let skipped = 0;
+      for (const id of this.store.portal.failedSince(actor.companyId, since, MAX_REPLAY)) {
+        if (await this.#queueRedelivery(id)) queued++;
+        else skipped++;
+      }
+      return { action: 'replay_failed', since: sinceIso, queued, skipped };
+    });
+  }
+
+  /**
+   * Sends a clearly marked test webhook (session and event ids start with `test`) to the
+   * company's configured URL through the engine (its URL checks, queue and attempt log), and
+   * waits for the first attempt so the page can show the answer.
+   */
+  async sendTestEvent(actor: Actor, shape: 'v1' | 'status' | 'both', key: string) {
+    const company = this.store.getCompany(actor.companyId);
+    if (!company?.webhookUrl) {
+      throw new PortalActionError('no_webhook_url', 'Save a webhook URL in Settings before sending a test event.');
+    }
+    const url = company.webhookUrl;
+    return this.#once(actor, key, 'test_event', undefined, async () => {
+      const suffix = randomBytes(8).toString('hex');
+      const now = Date.now();
+      const session = {
+        id: `test_${suffix}`,
+        companyId: actor.companyId,
+        shortKey: 'TEST',
+        state: STATE.FINISHED,
+        outcome: resolveOutcome({ shape }),
+        startedAt: now - 95_000,
+        endedAt: now,
+      };
+      const eventId = `evt_test_${suffix}`;
+      const body = JSON.stringify(buildWebhookBody(session, now, this.baseUrl()));
+      this.store.portal.insertDelivery({
+        eventId,
+        companyId: actor.companyId,
+        sessionId: session.id,
+        shortKey: session.shortKey,
+        kind: 'test',
+        url,
+        authKeyHint: authKeyHint(company.authKey),
+        state: 'pending',
+        note: undefined,
+        createdAt: now,
+        updatedAt: now,
+      });
+      const base = { action: 'test_event' as const, eventId, sessionId: session.id, shape };
+      try {
+        await this.engine.enqueue({ id: eventId, url, body, ...(company.authKey ? { authKey: company.authKey } : {}) });
+      } catch (error) {
+        if (!(error instanceof DeliveryEngineError)) throw error;
+        this.store.portal.markRelayed(eventId, error.message, Date.now());
+        return { ...base, outcome: 'not_sent' as const, attempt: null, problem: error.message };
+      }
+      this.notify(actor.companyId);
+      const detail = await this.#firstAttempt(actor, eventId);
+      return {
+        ...base,
+        outcome: detail ? ('answered' as const) : ('no_answer_yet' as const),
+        attempt: detail ?? null,
+        problem: null,
+      };
+    });
+  }
+
+  async #firstAttempt(actor: Actor, eventId: string): Promise<AttemptDetail | undefined> {
+    const until = Date.now() + WEBHOOK_RESPONSE_DEADLINE_MS + 5000;
+    while (Date.now() < until) {
+      const record = await this.engine.getDelivery(eventId);
+      if (record && record.attemptLog.length > 0) return (await this.detail(actor, eventId))?.attemptLog[0];
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return undefined;
+  }
+
+  health(actor: Actor, now = Date.now()): EndpointHealth {
+    const company = this.store.getCompany(actor.companyId);
+    const attempts = computeHealth(this.store.portal.attemptsSince(actor.companyId, now - 25 * 3_600_000), now);
+    const failures = this.store.portal.lastFailures(actor.companyId, 5).map(failureView);
+    const retry = this.store.portal.retryState(actor.companyId);
+    const waiting: Record<string, number> = {};
+    let pending = 0;
+    for (const [made, count] of Object.entries(retry.byAttempts)) {
+      waiting[made] = count;
+      pending += count;
+    }
+    return {
+      ...attempts,
+      endpoint: { url: company?.webhookUrl ?? null, hasAuthKey: company?.authKey !== undefined },
+      lastError: failures[0] ?? null,
+      lastFailures: failures,
+      retries: {
+        waiting,
+        pending,
+        nextAttemptAt: iso(retry.nextAttemptAt),
+        schedule: 'Attempt 1 at once, then 1 min, 5 min and 15 min after each failure; failed after the fourth.',
+      },
+      circuit: {
+        state: 'none',
+        message:
+          'The engine has no circuit breaker and never disables an endpoint: every delivery gets its four attempts, and a dead endpoint only holds its own concurrency slots.',
+      },
+    };
+  }
+}

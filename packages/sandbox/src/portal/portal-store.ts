@@ -1,0 +1,385 @@
+import type Database from 'better-sqlite3';
+import { PORTAL_SCHEMA_SQL } from './portal-schema.js';
+
+/** Where a delivery is, as the portal lists it: the engine's states plus the two before it. */
+export type PortalState = 'queued' | 'not_sent' | 'pending' | 'delivered' | 'failed';
+
+/** A delivery as the portal's projection holds it (no secret: only the Auth Key's last four characters). */
+export interface PortalDeliveryRow {
+  readonly eventId: string;
+  readonly companyId: number;
+  readonly sessionId: string;
+  readonly shortKey: string;
+  /** `session` for a finished session's webhook, `test` for a test event. */
+  readonly kind: 'session' | 'test';
+  readonly url: string | undefined;
+  readonly authKeyHint: string | undefined;
+  readonly state: PortalState;
+  readonly attempts: number;
+  readonly lastOutcome: string | undefined;
+  readonly lastStatus: number | undefined;
+  readonly nextAttemptAt: number | undefined;
+  readonly note: string | undefined;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+/** One attempt in the projection; times on the wall clock. */
+export interface PortalAttemptRow {
+  readonly eventId: string;
+  readonly attempt: number;
+  readonly at: number;
+  readonly outcome: string;
+  readonly status: number | undefined;
+  readonly latencyMs: number;
+  readonly error: string | undefined;
+}
+
+/** A page request: keyset on `(created_at, event_id)`, newest first. */
+export interface PortalListQuery {
+  readonly state?: PortalState;
+  /** A session id or short key, matched exactly. */
+  readonly session?: string;
+  readonly from?: number;
+  readonly to?: number;
+  /** Rows older than this position (the next page). */
+  readonly after?: { readonly createdAt: number; readonly eventId: string };
+  /** Rows newer than this position (the previous page). */
+  readonly before?: { readonly createdAt: number; readonly eventId: string };
+  readonly limit: number;
+}
+
+/** An audit-log entry of an integrator's action, keyed by the click that asked for it. */
+export interface PortalAction {
+  readonly action: string;
+  readonly target: string | undefined;
+  readonly username: string;
+  readonly createdAt: number;
+  /** `undefined` while the action is still running. */
+  readonly result: unknown;
+}
+
+type Row = Record<string, unknown>;
+const opt = <T>(value: unknown): T | undefined => (value === null || value === undefined ? undefined : (value as T));
+
+function toDelivery(row: Row): PortalDeliveryRow {
+  return {
+    eventId: String(row.event_id),
+    companyId: Number(row.company_id),
+    sessionId: String(row.session_id),
+    shortKey: String(row.short_key),
+    kind: row.kind === 'test' ? 'test' : 'session',
+    url: opt<string>(row.url),
+    authKeyHint: opt<string>(row.auth_key_hint),
+    state: String(row.state) as PortalState,
+    attempts: Number(row.attempts),
+    lastOutcome: opt<string>(row.last_outcome),
+    lastStatus: opt<number>(row.last_status),
+    nextAttemptAt: opt<number>(row.next_attempt_at),
+    note: opt<string>(row.note),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+function toAttempt(row: Row): PortalAttemptRow {
+  return {
+    eventId: String(row.event_id),
+    attempt: Number(row.attempt),
+    at: Number(row.at),
+    outcome: String(row.outcome),
+    status: opt<number>(row.status),
+    latencyMs: Number(row.latency_ms),
+    error: opt<string>(row.error),
+  };
+}
+
+/** The last four characters of an Auth Key: all the portal ever keeps or shows of it. */
+export const authKeyHint = (key: string | undefined): string | undefined =>
+  key === undefined ? undefined : key.slice(-4);
+
+/** The portal's projection and audit log, in the sandbox's SQLite file (synchronous, one process). */
+export class PortalStore {
+  readonly #db: Database.Database;
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+    this.#db.exec(PORTAL_SCHEMA_SQL);
+  }
+
+  insertDelivery(row: Omit<PortalDeliveryRow, 'attempts' | 'lastOutcome' | 'lastStatus' | 'nextAttemptAt'>): void {
+    this.#db
+      .prepare(
+        `INSERT OR IGNORE INTO portal_deliveries (event_id, company_id, session_id, short_key, kind, url, auth_key_hint,
+         state, note, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        row.eventId,
+        row.companyId,
+        row.sessionId,
+        row.shortKey,
+        row.kind,
+        row.url ?? null,
+        row.authKeyHint ?? null,
+        row.state,
+        row.note ?? null,
+        row.createdAt,
+        row.updatedAt,
+      );
+  }
+
+  /** The outbox handed the event to the engine (or gave up on it with `error`). */
+  markRelayed(eventId: string, error: string | undefined, now: number): void {
+    this.#db
+      .prepare(
+        `UPDATE portal_deliveries SET state = ?, note = ?, updated_at = ? WHERE event_id = ? AND state = 'queued'`,
+      )
+      .run(error === undefined ? 'pending' : 'not_sent', error ?? null, now, eventId);
+  }
+
+  /** Rows for outbox events written before the portal existed (an older data folder). */
+  backfillFromOutbox(now: number): number {
+    return this.#db
+      .prepare(
+        `INSERT OR IGNORE INTO portal_deliveries (event_id, company_id, session_id, short_key, kind, url, auth_key_hint,
+           state, note, created_at, updated_at)
+         SELECT o.event_id, o.company_id, o.session_id, s.short_key, 'session', o.url,
+           CASE WHEN o.auth_key IS NULL THEN NULL ELSE substr(o.auth_key, -4) END,
+           CASE WHEN o.relayed_at IS NULL THEN 'queued' WHEN o.relay_error IS NOT NULL THEN 'not_sent' ELSE 'pending' END,
+           o.relay_error, o.created_at, ?
+         FROM outbox o JOIN sessions s ON s.id = o.session_id
+         WHERE NOT EXISTS (SELECT 1 FROM portal_deliveries p WHERE p.event_id = o.event_id)`,
+      )
+      .run(now).changes;
+  }
+
+  /** Event ids the engine may have moved on since the projection last heard (crash between the two). */
+  openEventIds(limit: number, afterEventId = ''): string[] {
+    return (
+      this.#db
+        .prepare(
+          `SELECT event_id FROM portal_deliveries WHERE state = 'pending' AND event_id > ? ORDER BY event_id LIMIT ?`,
+        )
+        .all(afterEventId, limit) as Row[]
+    ).map((row) => String(row.event_id));
+  }
+
+  /** Records an attempt and the delivery's state after it (a repeated attempt changes nothing); the company, or `undefined` for an event the portal does not know. */
+  recordAttempt(
+    attempt: PortalAttemptRow,
+    state: PortalState,
+    nextAttemptAt: number | undefined,
+    now: number,
+  ): number | undefined {
+    return this.#db.transaction(() => {
+      const row = this.#db
+        .prepare('SELECT company_id FROM portal_deliveries WHERE event_id = ?')
+        .get(attempt.eventId) as Row | undefined;
+      if (!row) return undefined;
+      this.#db
+        .prepare(
+          `INSERT OR IGNORE INTO portal_attempts (event_id, attempt, company_id, at, outcome, status, latency_ms, error)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          attempt.eventId,
+          attempt.attempt,
+          Number(row.company_id),
+          attempt.at,
+          attempt.outcome,
+          attempt.status ?? null,
+          attempt.latencyMs,
+          attempt.error ?? null,
+        );
+      // Only a newer attempt moves the state: a late or replayed hook must not undo a redelivery.
+      this.#db
+        .prepare(
+          `UPDATE portal_deliveries SET state = ?, attempts = ?, last_outcome = ?, last_status = ?, next_attempt_at = ?,
+           note = NULL, updated_at = ? WHERE event_id = ? AND attempts < ?`,
+        )
+        .run(
+          state,
+          attempt.attempt,
+          attempt.outcome,
+          attempt.status ?? null,
+          nextAttemptAt ?? null,
+          now,
+          attempt.eventId,
+          attempt.attempt,
+        );
+      return Number(row.company_id);
+    })();
+  }
+
+  /** A redelivery was queued in the engine: the delivery is pending again, due now. */
+  markRedelivered(eventId: string, now: number): void {
+    this.#db
+      .prepare(`UPDATE portal_deliveries SET state = 'pending', next_attempt_at = ?, updated_at = ? WHERE event_id = ?`)
+      .run(now, now, eventId);
+  }
+
+  get(companyId: number, eventId: string): PortalDeliveryRow | undefined {
+    const row = this.#db
+      .prepare('SELECT * FROM portal_deliveries WHERE event_id = ? AND company_id = ?')
+      .get(eventId, companyId) as Row | undefined;
+    return row && toDelivery(row);
+  }
+
+  /** One page, newest first; `limit + 1` rows are read so the caller knows whether another page exists. */
+  list(companyId: number, query: PortalListQuery): { rows: PortalDeliveryRow[]; more: boolean } {
+    const where = ['company_id = ?'];
+    const args: (string | number)[] = [companyId];
+    const add = (clause: string, ...values: (string | number)[]) => {
+      where.push(clause);
+      args.push(...values);
+    };
+    if (query.state) add('state = ?', query.state);
+    if (query.session) add('(session_id = ? OR short_key = ?)', query.session, query.session);
+    if (query.from !== undefined) add('created_at >= ?', query.from);
+    if (query.to !== undefined) add('created_at < ?', query.to);
+    const backwards = query.before !== undefined;
+    const position = query.before ?? query.after;
+    if (position) {
+      add(
+        backwards ? '(created_at, event_id) > (?, ?)' : '(created_at, event_id) < (?, ?)',
+        position.createdAt,
+        position.eventId,
+      );
+    }
+    const order = backwards ? 'created_at ASC, event_id ASC' : 'created_at DESC, event_id DESC';
+    const rows = (
+      this.#db
+        .prepare(`SELECT * FROM portal_deliveries WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ?`)
+        .all(...args, query.limit + 1) as Row[]
+    ).map(toDelivery);
+    const more = rows.length > query.limit;
+    const page = rows.slice(0, query.limit);
+    return { rows: backwards ? page.reverse() : page, more };
+  }
+
+  /** Failed deliveries of a company created at or after `since`, oldest first. */
+  failedSince(companyId: number, since: number, limit: number): string[] {
+    return (
+      this.#db
+        .prepare(
+          `SELECT event_id FROM portal_deliveries WHERE company_id = ? AND state = 'failed' AND created_at >= ?
+           ORDER BY created_at, event_id LIMIT ?`,
+        )
+        .all(companyId, since, limit) as Row[]
+    ).map((row) => String(row.event_id));
+  }
+
+  attemptsSince(companyId: number, since: number): PortalAttemptRow[] {
+    return (
+      this.#db
+        .prepare('SELECT * FROM portal_attempts WHERE company_id = ? AND at >= ? ORDER BY at')
+        .all(companyId, since) as Row[]
+    ).map(toAttempt);
+  }
+
+  lastFailures(companyId: number, limit: number): PortalAttemptRow[] {
+    return (
+      this.#db
+        .prepare(
+          `SELECT * FROM portal_attempts WHERE company_id = ? AND outcome <> 'delivered' ORDER BY at DESC LIMIT ?`,
+        )
+        .all(companyId, limit) as Row[]
+    ).map(toAttempt);
+  }
+
+  /** Pending deliveries by the number of attempts already made, and the earliest next attempt. */
+  retryState(companyId: number): { byAttempts: Record<number, number>; nextAttemptAt: number | undefined } {
+    const rows = this.#db
+      .prepare(
+        `SELECT attempts, COUNT(*) AS n, MIN(next_attempt_at) AS next FROM portal_deliveries
+         WHERE company_id = ? AND state = 'pending' GROUP BY attempts`,
+      )
+      .all(companyId) as Row[];
+    const byAttempts: Record<number, number> = {};
+    let next: number | undefined;
+    for (const row of rows) {
+      byAttempts[Number(row.attempts)] = Number(row.n);
+      const due = opt<number>(row.next);
+      if (due !== undefined && (next === undefined || due < next)) next = due;
+    }
+    return { byAttempts, nextAttemptAt: next };
+  }
+
+  /**
+   * Claims an idempotency key for an action. The first click gets `undefined` and runs the
+   * action; a repeat of the same click gets the recorded entry (result `undefined` while the
+   * first is still running) and must not run it again.
+   */
+  beginAction(
+    companyId: number,
+    key: string,
+    entry: { action: string; target: string | undefined; userId: number; username: string; now: number },
+  ): PortalAction | undefined {
+    const inserted = this.#db
+      .prepare(
+        `INSERT OR IGNORE INTO portal_actions (company_id, idempotency_key, action, target, user_id, username, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(companyId, key, entry.action, entry.target ?? null, entry.userId, entry.username, entry.now);
+    if (inserted.changes === 1) return undefined;
+    const row = this.#db
+      .prepare('SELECT * FROM portal_actions WHERE company_id = ? AND idempotency_key = ?')
+      .get(companyId, key) as Row;
+    return toAction(row);
+  }
+
+  getAction(companyId: number, key: string): PortalAction | undefined {
+    const row = this.#db
+      .prepare('SELECT * FROM portal_actions WHERE company_id = ? AND idempotency_key = ?')
+      .get(companyId, key) as Row | undefined;
+    return row && toAction(row);
+  }
+
+  countFailedSince(companyId: number, since: number): number {
+    const row = this.#db
+      .prepare(
+        `SELECT COUNT(*) AS n FROM portal_deliveries WHERE company_id = ? AND state = 'failed' AND created_at >= ?`,
+      )
+      .get(companyId, since) as Row;
+    return Number(row.n);
+  }
+
+  finishAction(companyId: number, key: string, result: unknown): void {
+    this.#db
+      .prepare('UPDATE portal_actions SET result_json = ? WHERE company_id = ? AND idempotency_key = ?')
+      .run(JSON.stringify(result), companyId, key);
+  }
+
+  /** Forgets a click whose action failed before it changed anything, so the same click may be retried. */
+  abandonAction(companyId: number, key: string): void {
+    this.#db.prepare('DELETE FROM portal_actions WHERE company_id = ? AND idempotency_key = ?').run(companyId, key);
+  }
+
+  /** The audit log of one delivery (single redeliveries and test events name it as their target). */
+  actionsFor(companyId: number, target: string): PortalAction[] {
+    return (
+      this.#db
+        .prepare('SELECT * FROM portal_actions WHERE company_id = ? AND target = ? ORDER BY created_at')
+        .all(companyId, target) as Row[]
+    ).map(toAction);
+  }
+
+  /** The company's most recent actions, newest first. */
+  recentActions(companyId: number, limit: number): PortalAction[] {
+    return (
+      this.#db
+        .prepare('SELECT * FROM portal_actions WHERE company_id = ? ORDER BY created_at DESC LIMIT ?')
+        .all(companyId, limit) as Row[]
+    ).map(toAction);
+  }
+}
+
+function toAction(row: Row): PortalAction {
+  return {
+    action: String(row.action),
+    target: opt<string>(row.target),
+    username: String(row.username),
+    createdAt: Number(row.created_at),
+    result: row.result_json === null ? undefined : (JSON.parse(String(row.result_json)) as unknown),
+  };
+}

@@ -1,0 +1,256 @@
+import { chromiumAvailable, createTestCertificate } from '@kyc/test-support';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DeliveryPage, PORTAL_API } from '../src/index.js';
+import { listen } from '../src/server/listen.js';
+import {
+  AUTH_KEY,
+  api,
+  basicAuth,
+  eventually,
+  PASSWORD,
+  startTestReceiver,
+  startTestSandbox,
+  USERNAME,
+} from './helpers.js';
+import { expectAccessible, launchBrowser, loginInBrowser, logoutInBrowser, screenshots } from './support/browser.js';
+
+// What a hostile receiver answers; the portal shows it as text, never as markup.
+const XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>';
+
+let sandbox: Awaited<ReturnType<typeof startTestSandbox>>;
+let healthy: Awaited<ReturnType<typeof startTestReceiver>>;
+let hostile: Awaited<ReturnType<typeof listen>>;
+let hostileStatus = 500;
+let browser: Awaited<ReturnType<typeof launchBrowser>>;
+let page: Page;
+const bob = basicAuth('bob', PASSWORD);
+
+async function finishSession(as?: string): Promise<{ id: string; shortKey: string }> {
+  const auth = as ? { authorization: as } : {};
+  const created = (await api(sandbox.url, 'POST', '/sandbox/sessions', { body: {}, ...auth })).json as {
+    id: string;
+    shortKey: string;
+  };
+  await api(sandbox.url, 'POST', '/api/v1/kyc/session/finish', { body: { sessionId: created.id }, ...auth });
+  return created;
+}
+const apiList = async (query: string, as = sandbox.basic) =>
+  (await api(sandbox.url, 'GET', `${PORTAL_API.deliveries}${query}`, { authorization: as })).json as DeliveryPage;
+const settled = (sessionId: string, state: string) =>
+  eventually(async () => ((await apiList(`?session=${sessionId}`)).deliveries[0]?.state === state ? true : undefined));
+const useUrl = (url: string) =>
+  api(sandbox.url, 'PUT', '/sandbox/settings', { body: { webhookUrl: url, authKey: AUTH_KEY } });
+/** Reloads until `check` holds (for pages that are not live). */
+async function reloadUntil(check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 100 && !(await check()); i++) {
+    await page.waitForTimeout(100);
+    await page.reload();
+  }
+  expect(await check()).toBe(true);
+}
+
+describe.skipIf(!(await chromiumAvailable()))('webhook portal in Chromium', { timeout: 60_000 }, () => {
+  beforeAll(async () => {
+    const certificate = await createTestCertificate(['127.0.0.1', 'localhost']);
+    healthy = await startTestReceiver({ certificate });
+    hostile = await listen(() => new Response(hostileStatus === 200 ? '{"ok":true}' : XSS, { status: hostileStatus }), {
+      port: 0,
+      host: '127.0.0.1',
+      tls: certificate,
+    });
+    sandbox = await startTestSandbox({ ca: certificate.cert });
+    await sandbox.running.sandbox.addUser('bob', PASSWORD, { company: 'Other Company' });
+    await useUrl(healthy.url);
+    browser = await launchBrowser();
+    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: sandbox.url });
+    page = browser.page;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await sandbox?.close();
+    await healthy?.close();
+    await hostile?.close();
+  });
+
+  let first: { id: string; shortKey: string };
+
+  it('lists deliveries with text badges, the same rows as the JSON API, and filters from the URL', async () => {
+    first = await finishSession();
+    const second = await finishSession();
+    await settled(first.id, 'delivered');
+    await settled(second.id, 'delivered');
+    await loginInBrowser(page, sandbox.url, USERNAME, PASSWORD);
+    await page.getByRole('link', { name: 'Deliveries' }).click();
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Deliveries');
+    const links = await page.getByRole('row').getByRole('link').allTextContents();
+    expect(links).toEqual((await apiList('')).deliveries.map((d) => d.sessionId));
+    await expect(page.getByRole('row', { name: new RegExp(first.id) }).textContent()).resolves.toContain('Delivered');
+    await expectAccessible(page);
+    await screenshots(page, 'portal-01-deliveries');
+
+    // Keyboard only: type in the Session box and press Enter.
+    await page.getByLabel('Session').focus();
+    await page.keyboard.type(first.shortKey);
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`**/dashboard/deliveries?status=all&session=${first.shortKey}**`);
+    await expect(page.getByRole('row').getByRole('link').allTextContents()).resolves.toEqual([first.id]);
+    await page.getByLabel('Status').selectOption({ label: 'Failed' });
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await expect(page.getByText('No deliveries match these filters.').isVisible()).resolves.toBe(true);
+    const today = new Date().toISOString().slice(0, 10);
+    await page.goto(`${sandbox.url}/dashboard/deliveries?status=delivered&from=${today}&to=${today}`);
+    await expect(page.getByLabel('Status').inputValue()).resolves.toBe('delivered');
+    await expect(page.getByLabel('From').inputValue()).resolves.toBe(today);
+    await expect(page.getByRole('row').getByRole('link').count()).resolves.toBe(2);
+  });
+
+  it('inspects a delivery: the request with the key masked, Copy body, every attempt, and Redeliver', async () => {
+    await page.goto(`${sandbox.url}/dashboard/deliveries`);
+    await page.getByRole('link', { name: first.id }).click();
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toMatch(/^Delivery/);
+    await expect(page.getByRole('row', { name: /authorization/ }).textContent()).resolves.toContain(
+      `Bearer ••••${AUTH_KEY.slice(-4)}`,
+    );
+    expect(await page.content()).not.toContain(AUTH_KEY);
+    await page.getByRole('button', { name: 'Copy body' }).click();
+    await page.getByText('Body copied.').waitFor({ timeout: 5000 });
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    expect(JSON.parse(copied)).toMatchObject({ id: first.id, sessionId: first.id });
+    await expect(page.locator('tr.attempt').count()).resolves.toBe(1);
+    await expectAccessible(page);
+    await screenshots(page, 'portal-02-delivery');
+
+    const form = page.locator('form[action$="/redeliver"]');
+    const fields = {
+      _csrf: (await form.locator('input[name=_csrf]').inputValue()) ?? '',
+      _click: (await form.locator('input[name=_click]').inputValue()) ?? '',
+    };
+    const action = `${sandbox.url}${await form.getAttribute('action')}`;
+    await page.getByRole('button', { name: 'Redeliver' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Redelivery queued' }).count()).resolves.toBe(1);
+    // The same click sent again (a double submit, a retried request) queues nothing more.
+    const repeat = await page.request.post(action, { form: fields, headers: { Origin: sandbox.url } });
+    expect(repeat.status()).toBe(200);
+    expect(await repeat.text()).toContain('Redelivery queued');
+    await reloadUntil(async () => (await page.locator('tr.attempt').count()) === 2);
+    await expect(page.getByText('Round 2 queued').count()).resolves.toBe(1);
+    await expect(page.getByText(/redeliver asked by alice/).count()).resolves.toBe(1);
+    await screenshots(page, 'portal-03-redelivered');
+  });
+
+  it('sends test events to a failing and a healthy receiver, showing the answer (escaped) and the fix', async () => {
+    await useUrl(`${hostile.url}/hook`);
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByLabel('Payload shape').selectOption('v1');
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    const answer = page.locator('#test-answer');
+    await expect(answer.textContent()).resolves.toContain('HTTP 500');
+    await expect(answer.locator('pre').textContent()).resolves.toBe(XSS);
+    await expect(answer.textContent()).resolves.toMatch(/Your handler failed/);
+    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    await expect(page.locator('img[src="x"]').count()).resolves.toBe(0);
+    await expectAccessible(page);
+    await screenshots(page, 'portal-04-test-event-failing');
+
+    await useUrl(healthy.url);
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await expect(page.locator('#test-answer').textContent()).resolves.toMatch(/Delivered:\s*HTTP 200/);
+    expect(healthy.events.some((e) => e.sessionId.startsWith('test_'))).toBe(true);
+    await screenshots(page, 'portal-05-test-event-healthy');
+  });
+
+  it('shows the failed test event’s XSS answer as text on its delivery page', async () => {
+    await page.goto(`${sandbox.url}/dashboard/deliveries`);
+    const testRow = page.getByRole('row', { name: /Test/ }).last();
+    await testRow.getByRole('link').click();
+    await expect(page.locator('tr.attempt pre').first().textContent()).resolves.toBe(XSS);
+    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    await expect(page.locator('img[src="x"]').count()).resolves.toBe(0);
+  });
+
+  it('replays failed deliveries after confirmation, and says how many it queued', async () => {
+    const since = new Date(Date.now() - 60_000).toISOString().slice(0, 16);
+    await useUrl(`${hostile.url}/hook`);
+    const failing = await finishSession();
+    await settled(failing.id, 'failed');
+    hostileStatus = 200;
+    const expected = (await api(sandbox.url, 'GET', `${PORTAL_API.replayFailed}?since=${since}:00Z`)).json as {
+      failed: number;
+    };
+    expect(expected.failed).toBeGreaterThanOrEqual(2); // this session and the failed test event
+    await page.goto(`${sandbox.url}/dashboard/deliveries`);
+    await page.getByLabel('Failed since (UTC)').fill(since);
+    await page.getByRole('button', { name: 'Replay failed' }).click();
+    await expect(page.getByText(`Replay ${expected.failed} failed deliveries`).count()).resolves.toBe(1);
+    await expectAccessible(page);
+    await screenshots(page, 'portal-06-replay-confirm');
+    await page.getByRole('button', { name: 'Confirm replay' }).click();
+    await expect(page.getByRole('status').first().textContent()).resolves.toBe(
+      `Replay queued ${expected.failed} failed deliveries for a new round of attempts.`,
+    );
+    await settled(failing.id, 'delivered');
+    hostileStatus = 500;
+  });
+
+  it('updates rows and states live (server-sent events), without a reload', async () => {
+    await useUrl(healthy.url);
+    await page.goto(`${sandbox.url}/dashboard/deliveries`);
+    await page.evaluate(() => {
+      (window as unknown as { __sameDocument: boolean }).__sameDocument = true;
+    });
+    const fresh = await finishSession();
+    const row = page.getByRole('row', { name: new RegExp(fresh.id) });
+    await row.waitFor({ timeout: 10_000 });
+    await expect(row.textContent()).resolves.toContain('Delivered');
+    expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
+    await expect(page.locator('#live-status').textContent()).resolves.toMatch(/^Updated/);
+  });
+
+  it('shows endpoint health as an SVG chart and a table, success rate, latency and the last error', async () => {
+    await page.getByRole('link', { name: 'Endpoint health' }).click();
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Endpoint health');
+    await expect(page.getByRole('img', { name: 'Attempts per hour, last 24 hours' }).count()).resolves.toBe(1);
+    await expect(page.getByRole('row', { name: /Success rate/ }).textContent()).resolves.toMatch(/\d+\.\d %/);
+    await expect(page.getByRole('row', { name: /Latency p95/ }).textContent()).resolves.toMatch(/\d+ ms/);
+    await expect(page.getByRole('row', { name: /Last error/ }).textContent()).resolves.toMatch(/HTTP 500/);
+    await page.getByText('The same numbers as a table').click();
+    await expect(page.getByRole('row').filter({ hasText: /:00/ }).count()).resolves.toBe(24);
+    await expectAccessible(page);
+    await screenshots(page, 'portal-07-health');
+  });
+
+  it('keeps companies apart and pages 50 at a time (Next page / Previous page)', async () => {
+    const mine = (await apiList('')).deliveries[0]?.eventId ?? '';
+    for (let i = 0; i < 53; i++) await finishSession(bob);
+    await logoutInBrowser(page);
+    await loginInBrowser(page, sandbox.url, 'bob', PASSWORD);
+    await page.goto(`${sandbox.url}/dashboard/deliveries`);
+    const links = page.getByRole('row').getByRole('link');
+    await expect(links.count()).resolves.toBe(50);
+    expect(await page.content()).not.toContain(first.id);
+    await page.getByRole('link', { name: 'Next page' }).click();
+    await expect(links.count()).resolves.toBe(3);
+    await expect(page.getByRole('link', { name: 'Next page' }).count()).resolves.toBe(0);
+    await page.getByRole('link', { name: 'Previous page' }).click();
+    await expect(links.count()).resolves.toBe(50);
+    await expect(links.allTextContents()).resolves.toEqual((await apiList('', bob)).deliveries.map((d) => d.sessionId));
+    await screenshots(page, 'portal-08-other-company');
+    const foreign = await page.goto(`${sandbox.url}/dashboard/deliveries/${mine}`);
+    expect(foreign?.status()).toBe(404);
+  });
+
+  it('refuses state changes without the CSRF token', async () => {
+    const forged = await page.request.post(`${sandbox.url}/dashboard/deliveries/replay-failed/confirm`, {
+      form: { since: '2020-01-01T00:00:00.000Z', _click: 'a'.repeat(22) },
+      headers: { Origin: sandbox.url },
+    });
+    expect(forged.status()).toBe(403);
+    const crossSite = await page.request.post(`${sandbox.url}/dashboard/settings/test-event`, {
+      form: { shape: 'v1', _click: 'b'.repeat(22) },
+      headers: { Origin: 'https://evil.example' },
+    });
+    expect(crossSite.status()).toBe(403);
+  });
+});

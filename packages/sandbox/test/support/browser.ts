@@ -1,0 +1,85 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { CHROMIUM_PATH } from '@kyc/test-support';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { tempDir } from '../helpers.js';
+
+/** Where the browser suites save their screenshots. */
+export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** Headless Chromium with a fresh profile and the flags the machine requires. */
+export async function launchBrowser(): Promise<{ context: BrowserContext; page: Page; close(): Promise<void> }> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const profile = tempDir('kyc-sandbox-chromium-');
+  const context = await chromium.launchPersistentContext(profile.path, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  return {
+    context,
+    page,
+    async close() {
+      await context.close();
+      profile.remove();
+    },
+  };
+}
+
+/** Logs in through the login form, by its labels, and waits for the dashboard. */
+export async function loginInBrowser(page: Page, baseUrl: string, username: string, password: string): Promise<void> {
+  await page.goto(`${baseUrl}/login`);
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.waitForURL('**/dashboard/**');
+}
+
+/** Logs out with the header's button (a CSRF-protected form). */
+export async function logoutInBrowser(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await page.waitForURL('**/login');
+}
+
+/**
+ * Runs axe-core in the page (evaluated over the DevTools protocol, so the page's CSP, which
+ * allows no inline script, stays on) and fails on any serious or critical violation.
+ */
+export async function expectAccessible(page: Page): Promise<void> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      globalThis as unknown as {
+        axe: {
+          run(): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: unknown }[] }[] }>;
+        };
+      }
+    ).axe;
+    const result = await axe.run();
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`);
+  });
+  expect(violations).toEqual([]);
+}
+
+/** Saves the page at desktop (1280×800) and mobile (390×844) size under `test-artifacts/`. */
+export async function screenshots(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: `${ARTIFACTS}${name}-desktop.png`, fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: `${ARTIFACTS}${name}-mobile.png`, fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
