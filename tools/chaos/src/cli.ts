@@ -1,0 +1,119 @@
+/**
+ * `pnpm chaos [--ci] [--only a,b] [--seed n] [--break name] [--json file]`: runs every scenario
+ * of the chaos suite (or the named ones), prints each one's figures and a PASS/FAIL line, and
+ * exits 1 when any invariant broke. `--ci` is the short run `pnpm test` calls; without it the
+ * full run whose figures docs/reliability.md publishes. `--break <name>` runs a deliberately
+ * broken build, which the scenario must catch (the run is then expected to FAIL).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { diskFull } from './scenarios/disk-full.js';
+import { fuzz } from './scenarios/fuzz.js';
+import { networkFaults } from './scenarios/network-faults.js';
+import { postgresWorkers } from './scenarios/postgres-workers.js';
+import { receiverStorms } from './scenarios/receiver-storms.js';
+import { soak } from './scenarios/soak.js';
+import { sqliteKills } from './scenarios/sqlite-kills.js';
+import { storePartition } from './scenarios/store-partition.js';
+import type { Mode, Outcome, Scenario } from './support/scenario.js';
+import { seededRandom } from './support/seeded-random.js';
+
+const SCENARIOS: readonly Scenario[] = [
+  sqliteKills,
+  diskFull,
+  postgresWorkers,
+  networkFaults,
+  receiverStorms,
+  storePartition,
+  fuzz,
+  soak,
+];
+
+const { values } = parseArgs({
+  options: {
+    ci: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    seed: { type: 'string' },
+    break: { type: 'string' },
+    json: { type: 'string' },
+  },
+});
+const mode: Mode = values.ci ? 'ci' : 'full';
+const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
+const only = values.only?.split(',').map((name) => name.trim());
+const unknown = only?.filter((name) => !SCENARIOS.some((s) => s.name === name)) ?? [];
+if (unknown.length > 0) {
+  process.stderr.write(`unknown scenario ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}\n`);
+  process.exit(2);
+}
+const chosen = SCENARIOS.filter((s) => only === undefined || only.includes(s.name));
+if (values.break !== undefined && !chosen.some((s) => s.breaks?.includes(values.break ?? ''))) {
+  process.stderr.write(
+    `--break ${values.break}: no chosen scenario has it; known: ${SCENARIOS.flatMap((s) => s.breaks ?? []).join(', ')}\n`,
+  );
+  process.exit(2);
+}
+
+// Interrupted: exit through process.exit so every cleanup registered on 'exit' runs (private
+// servers, network namespaces, the tmpfs).
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+
+const out = (line = '') => process.stdout.write(`${line}\n`);
+const commit = (() => {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+})();
+const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+out(`chaos suite, ${mode} run, seed ${seed}, commit ${commit}, ${new Date().toISOString()}`);
+out(`machine: ${machine}`);
+
+const results: { name: string; title: string; seconds: number; outcome: Outcome }[] = [];
+for (const scenario of chosen) {
+  const dir = mkdtempSync(join(tmpdir(), `kyc-chaos-${scenario.name}-`));
+  const started = Date.now();
+  out();
+  out(`## ${scenario.name}: ${scenario.title}`);
+  let outcome: Outcome;
+  try {
+    outcome = await scenario.run({
+      mode,
+      random: seededRandom(seed ^ scenario.name.length),
+      dir,
+      breakWith: scenario.breaks?.includes(values.break ?? '') ? values.break : undefined,
+      // The short run stays quiet; the long one shows it is alive.
+      progress: (message) => (mode === 'full' ? process.stderr.write(`  … ${message}\n`) : undefined),
+    });
+  } catch (error) {
+    outcome = {
+      figures: [],
+      failures: [`the scenario itself failed: ${error instanceof Error ? error.stack : String(error)}`],
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const seconds = Math.round((Date.now() - started) / 100) / 10;
+  const width = Math.max(...outcome.figures.map(([label]) => label.length), 10);
+  for (const [label, value] of outcome.figures) out(`  ${label.padEnd(width)}  ${value}`);
+  for (const failure of outcome.failures) out(`  ✗ ${failure}`);
+  out(`${outcome.failures.length === 0 ? 'PASS' : 'FAIL'} ${scenario.name} (${seconds} s)`);
+  results.push({ name: scenario.name, title: scenario.title, seconds, outcome });
+}
+
+const failed = results.filter((r) => r.outcome.failures.length > 0);
+out();
+out(
+  `${failed.length === 0 ? 'PASS' : 'FAIL'}: ${results.length - failed.length}/${results.length} scenarios held their invariants`,
+);
+if (values.json !== undefined) {
+  writeFileSync(
+    values.json,
+    `${JSON.stringify({ mode, seed, commit, date: new Date().toISOString(), machine, results }, null, 2)}\n`,
+  );
+}
+process.exit(failed.length === 0 ? 0 : 1);

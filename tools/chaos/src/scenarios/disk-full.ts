@@ -1,0 +1,140 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { auditDeliveries } from '../support/audit.js';
+import { CHAOS_KEY, startChaosReceiver } from '../support/chaos-receiver.js';
+import { pause } from '../support/pause.js';
+import { readSqliteRecords } from '../support/read-sqlite-records.js';
+import { Invariants, type RunContext, type Scenario } from '../support/scenario.js';
+import { spawnScript } from '../support/spawn-script.js';
+
+const FACTOR = 1000;
+
+/** A small tmpfs of our own, so "the disk is full" is real and touches nothing else. */
+function mountSmallDisk(path: string, megabytes: number): () => void {
+  mkdirSync(path, { recursive: true });
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${megabytes}m`, 'tmpfs', path]);
+  let mounted = true;
+  const unmount = () => {
+    if (!mounted) return;
+    mounted = false;
+    execFileSync('umount', ['-l', path]);
+  };
+  process.once('exit', unmount);
+  return unmount;
+}
+
+export const diskFull: Scenario = {
+  name: 'disk-full',
+  title: 'Embedded engine, SQLite, on a disk that fills up under load and is freed again',
+  breaks: ['ack-early'],
+  async run(context: RunContext) {
+    const invariants = new Invariants();
+    const disk = join(context.dir, 'disk');
+    const unmount = mountSmallDisk(disk, 8);
+    const receiver = await startChaosReceiver({
+      random: context.random,
+      faults: { reset: 0, resetMidBody: 0, hang: 0, error: 0.2 },
+    });
+    try {
+      const path = join(disk, 'engine.db');
+      const acked = new Set<string>();
+      const refusals = new Map<string, number>();
+      let leaks = 0;
+      const base = {
+        store: 'sqlite',
+        path,
+        ca: receiver.certificate.cert,
+        concurrency: 8,
+        timeScale: { factor: FACTOR, anchor: Date.now() },
+        leaseMs: 1500 * FACTOR,
+        deadlineMs: 1000,
+        maxWorkerLosses: 100,
+        authKey: CHAOS_KEY,
+        url: `${receiver.origin}/hook`,
+        failUrl: `${receiver.origin}/fail`,
+        breakWith: context.breakWith,
+      };
+      const worker = spawnScript(
+        'engine-worker',
+        { ...base, maxLifeMs: 9000, enqueue: { prefix: 'disk', intervalMs: 3, failEvery: 1_000_000_000 } },
+        (line) => {
+          const [word, id = '', code = '', leak = ''] = line.split(' ');
+          if (word === 'ack') acked.add(id);
+          if (word === 'refused') {
+            refusals.set(code, (refusals.get(code) ?? 0) + 1);
+            if (leak !== 'clean') leaks++;
+          }
+        },
+      );
+      await worker.waitFor('started');
+      await pause(1500);
+      // Fill the disk to the last 16 KiB: the next writes of the WAL fail with SQLITE_FULL.
+      const filler = join(disk, 'filler');
+      const free = () => {
+        const stats = statfsSync(disk);
+        return stats.bavail * stats.bsize;
+      };
+      writeFileSync(filler, Buffer.alloc(Math.max(0, free() - 16 * 1024)));
+      const fullFrom = Date.now();
+      const ackedBefore = acked.size;
+      await pause(3000);
+      const ackedWhileFull = acked.size - ackedBefore;
+      rmSync(filler);
+      const fullTo = Date.now();
+      const code = await worker.exited;
+      invariants.check(
+        code === 0,
+        'the engine process did not survive the full disk',
+        () => `${code}: ${worker.stderr().slice(-600)}`,
+      );
+      const drain = spawnScript('engine-worker', { ...base, maxLifeMs: 60_000, drain: true });
+      const drained = await drain.exited;
+      invariants.check(
+        drained === 0,
+        'the engine did not restart on the freed disk',
+        () => `${drained}: ${drain.stderr().slice(-600)}`,
+      );
+      const records = await readSqliteRecords(path);
+      const audit = auditDeliveries(
+        {
+          records,
+          acked,
+          receipts: receiver.receipts,
+          handlerRuns: receiver.handlerRuns,
+          // An attempt whose result could not be written while the disk was full is sent again.
+          killWindows: [{ from: fullFrom - 1000, to: fullTo + 1000 }],
+          timeScale: FACTOR,
+          alwaysFailing: () => false,
+        },
+        invariants,
+      );
+      const refused = [...refusals.values()].reduce((a, b) => a + b, 0);
+      invariants.check(refused > 0, 'the disk never filled (nothing was refused): the scenario tested nothing');
+      invariants.check(
+        [...refusals.keys()].every((c) => c === 'store_error'),
+        'a refused enqueue without the store_error code',
+        () => [...refusals.keys()].join(','),
+      );
+      invariants.check(leaks === 0, 'an enqueue error named the Auth Key', () => `${leaks}`);
+      return {
+        figures: [
+          ['disk', '8 MiB tmpfs, filled to its last 16 KiB for 3 s, then freed'],
+          [
+            'events acknowledged (before / while full / after)',
+            `${acked.size} (${ackedBefore} / ${ackedWhileFull} / ${acked.size - ackedBefore - ackedWhileFull})`,
+          ],
+          ['enqueues refused, by error code', [...refusals].map(([c, n]) => `${c}: ${n}`).join(', ') || 'none'],
+          ['lost', [...acked].filter((id) => !records.some((r) => r.id === id)).length],
+          ['delivered / failed', `${audit.delivered} / ${audit.failed}`],
+          ['duplicate sends (attempt not recorded on the full disk)', audit.unrecorded.length],
+          ['handler runs', [...receiver.handlerRuns.values()].reduce((a, b) => a + b, 0)],
+        ],
+        failures: invariants.failures,
+      };
+    } finally {
+      await receiver.close();
+      unmount();
+    }
+  },
+};
