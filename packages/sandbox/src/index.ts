@@ -20,8 +20,8 @@ export { createSandbox, DEFAULT_COMPANY, type Sandbox } from './create-sandbox.j
 export { PAYLOAD_SHAPES, type PayloadShape } from './domain/enum-values.js';
 export { LOOPBACK_NETWORKS } from './domain/loopback.js';
 export { type OutcomeRequest, outcomeRequestSchema } from './domain/outcome.js';
-export type { AttemptHealth, HealthFailure, HealthHour } from './portal/compute-health.js';
-export { PAGE_SIZE, STATUS_FILTERS, type StatusFilter } from './portal/delivery-query.js';
+export { type AttemptHealth, HEALTH_HOURS, type HealthFailure, type HealthHour } from './portal/compute-health.js';
+export { type DeliveryFilterView, PAGE_SIZE, STATUS_FILTERS, type StatusFilter } from './portal/delivery-query.js';
 export type {
   ActionResult,
   AttemptDetail,

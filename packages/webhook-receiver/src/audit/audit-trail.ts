@@ -36,7 +36,7 @@ function labels(name: string, given: unknown, secrets: readonly string[]): reado
  * (see {@link AuditOptions} and docs/audit.md). A function rather than a plain option so that
  * receivers without an audit trail do not carry its code: on an edge bundle that is ~1.3 KB.
  *
- * @throws {@link WebhookError} `invalid_option` naming the option that is wrong; a label that
+ * @throws {@link index.WebhookError | WebhookError} `invalid_option` naming the option that is wrong; a label that
  * contains a configured key is refused when the receiver is created.
  * @example
  * const receiver = createWebhookReceiver({

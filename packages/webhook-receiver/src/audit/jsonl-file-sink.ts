@@ -55,7 +55,7 @@ interface OpenFile {
  * left half-written (that entry was never acknowledged). A lock file keeps a second process
  * from writing the same directory (give each replica its own directory, or use Postgres).
  *
- * @throws {@link WebhookError} `invalid_option` for a bad option; the first append rejects when
+ * @throws {@link index.WebhookError | WebhookError} `invalid_option` for a bad option; the first append rejects when
  * the directory cannot be written or another live process holds it.
  * @example
  * const sink = jsonlAuditSink({ directory: '/var/lib/kyc/audit' });

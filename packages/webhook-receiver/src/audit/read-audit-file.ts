@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 
 /**
  * The lines of a JSON Lines audit file, in order, read as a stream (a file of any size), for
- * {@link verifyAuditLog} or for your own queries.
+ * {@link audit.verifyAuditLog | verifyAuditLog} or for your own queries.
  *
  * @example
  * for await (const line of readAuditFile(path)) {

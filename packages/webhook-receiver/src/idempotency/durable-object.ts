@@ -29,7 +29,7 @@ function isClaimResult(reply: IdempotencyReply): reply is ClaimResult {
  * {@link KycIdempotencyObject}). The memory store is per isolate, and Workers KV is eventually
  * consistent with no compare-and-set, so neither can keep a duplicate from running twice.
  *
- * @throws {@link WebhookError} `invalid_option` when `namespace` is not a Durable Object namespace binding.
+ * @throws {@link index.WebhookError | WebhookError} `invalid_option` when `namespace` is not a Durable Object namespace binding.
  * @example
  * // worker.ts: export the object and bind it in wrangler.jsonc:
  * // "durable_objects": { "bindings": [{ "name": "KYC_IDEMPOTENCY", "class_name": "KycIdempotencyObject" }] },
