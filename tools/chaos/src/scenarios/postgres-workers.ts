@@ -1,4 +1,4 @@
-import { createDeliveryEngine, type DeliveryRecord } from '@kyc/delivery-engine';
+import type { DeliveryRecord } from '@kyc/delivery-engine';
 import { postgresDeliveryStore } from '@kyc/delivery-engine/postgres';
 import pg from 'pg';
 import { auditDeliveries, type KillWindow } from '../support/audit.js';
@@ -40,16 +40,11 @@ export const postgresWorkers: Scenario = {
     pool.on('error', () => undefined);
     const lives: Life[] = [];
     const outages: { from: number; to: number }[] = [];
+    const services: ChildScript[] = [];
     try {
       const store = postgresDeliveryStore({ pool });
       await store.migrate();
       await pool.query('CREATE TABLE sessions (id text PRIMARY KEY, state text NOT NULL)');
-      // Only enqueues, never started: the outbox side of the service.
-      const service = createDeliveryEngine({
-        store,
-        allowPrivateNetworks: ['127.0.0.0/8'],
-        resolver: { resolve: async () => [{ address: '127.0.0.1', family: 4 as const }] },
-      });
       const base = {
         store: 'postgres',
         postgresUrl: postgres.url,
@@ -76,60 +71,48 @@ export const postgresWorkers: Scenario = {
       };
       const current = await Promise.all(ADDRESSES.map(spawnAt));
 
-      // The outbox: the session is finished and its webhook enqueued in one transaction.
+      // The outbox, in a process of its own that is killed in the middle of its work: a session
+      // is finished and its webhook enqueued in one transaction.
       const url = `https://${CHAOS_HOST}:${receiver.port}`;
       const acked = new Set<string>();
-      let finishing = true;
-      let attempted = 0;
       let refused = 0;
-      const finisher = (async () => {
-        while (finishing) {
-          const id = `s-${attempted++}`;
-          const client = await pool.connect().catch(() => undefined);
-          let broken = false;
-          if (client === undefined) {
-            refused++;
-            await pause(50);
-            continue;
-          }
-          // A checked-out client whose server dies emits 'error' between queries; the next query fails anyway.
-          const ignore = () => undefined;
-          client.on('error', ignore);
-          try {
-            const event = {
-              id,
-              url: attempted % 5 === 0 ? `${url}/fail` : `${url}/hook`,
-              authKey: CHAOS_KEY,
-              body: JSON.stringify({ sessionId: id, status: 'APPROVED' }),
-            };
-            await client.query('BEGIN');
-            await client.query("INSERT INTO sessions (id, state) VALUES ($1, 'FINISHED')", [id]);
-            if (context.breakWith === 'enqueue-after-commit') {
-              // The broken build: the gap other engines have, the webhook queued after the commit.
-              await client.query('COMMIT');
-              await service.enqueue(event);
-            } else {
-              await service.enqueue(event, { transaction: client });
-              await client.query('COMMIT');
-            }
-            acked.add(id);
-          } catch {
-            refused++;
-            broken = true;
-            await client.query('ROLLBACK').catch(() => undefined);
-          } finally {
-            client.off('error', ignore);
-            // A client that saw an error may be dead: drop it rather than return it to the pool.
-            client.release(broken);
-          }
-          await pause(5);
-        }
-      })();
+      let serviceLives = 0;
+      let serviceKills = 0;
+      const spawnService = async () => {
+        const service = spawnScript(
+          'service-worker',
+          {
+            postgresUrl: postgres.url,
+            url,
+            authKey: CHAOS_KEY,
+            prefix: `s${serviceLives++}`,
+            breakWith: context.breakWith,
+          },
+          (line) => {
+            const [word, id = ''] = line.split(' ');
+            if (word === 'ack') acked.add(id);
+            if (word === 'refused') refused++;
+          },
+        );
+        services.push(service);
+        await service.waitFor('started');
+        return service;
+      };
 
       const started = Date.now();
       const restartEvery = chaosMs / (restarts + 1);
       let nextRestart = started + restartEvery;
       let kills = 0;
+      // The service dies every 0.1–0.7 s of its life, wherever it is in a transaction.
+      const serviceChaos = (async () => {
+        while (Date.now() - started < chaosMs) {
+          const service = await spawnService();
+          await pause(between(context.random, 100, 700));
+          service.kill('SIGKILL');
+          await service.exited;
+          serviceKills++;
+        }
+      })();
       while (Date.now() - started < chaosMs) {
         await pause(between(context.random, 300, 1500));
         if (Date.now() >= nextRestart && outages.length < restarts) {
@@ -155,8 +138,7 @@ export const postgresWorkers: Scenario = {
         kills++;
         current[slot] = await spawnAt(life.address);
       }
-      finishing = false;
-      await finisher;
+      await serviceChaos;
 
       // The survivors finish the work: no restart of their own.
       const drainStarted = Date.now();
@@ -193,20 +175,19 @@ export const postgresWorkers: Scenario = {
         const record = await store.get(id);
         if (record !== undefined) records.push(record);
       }
-      const { rows: orphans } = await pool.query(
-        'SELECT (SELECT count(*)::int FROM sessions s WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.id = s.id)) AS sessions_without, (SELECT count(*)::int FROM deliveries d WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = d.id)) AS deliveries_without',
+      // Checked per session, so a broken build names the sessions it lost the webhook of.
+      const { rows: sessionsWithout } = await pool.query(
+        'SELECT s.id FROM sessions s WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.id = s.id) ORDER BY s.id',
       );
-      const orphan = orphans[0] as { sessions_without: number; deliveries_without: number };
-      invariants.check(
-        orphan.sessions_without === 0,
-        'outbox: a finished session without its webhook',
-        () => `${orphan.sessions_without}`,
+      const { rows: webhooksWithout } = await pool.query(
+        'SELECT d.id FROM deliveries d WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = d.id) ORDER BY d.id',
       );
-      invariants.check(
-        orphan.deliveries_without === 0,
-        'outbox: a webhook without its finished session',
-        () => `${orphan.deliveries_without}`,
-      );
+      for (const { id } of sessionsWithout as { id: string }[]) {
+        invariants.check(false, 'outbox: a finished session without its webhook', () => id);
+      }
+      for (const { id } of webhooksWithout as { id: string }[]) {
+        invariants.check(false, 'outbox: a webhook without its finished session', () => id);
+      }
       const killWindows: KillWindow[] = [
         ...lives.filter((l) => l.killed).map((l) => ({ from: l.from, to: l.to, address: l.address })),
         // An attempt whose result could not be written while Postgres was down is sent again
@@ -233,11 +214,12 @@ export const postgresWorkers: Scenario = {
           ['Postgres stops (immediate) and restarts', outages.length],
           ['  longest outage (ms)', Math.max(0, ...outages.map((o) => o.to - o.from))],
           ['  workers alive through a restart that resumed on their own', resumed],
+          ['service SIGKILLs (in the middle of finishing sessions)', serviceKills],
           ['sessions finished with their webhook in one transaction', acked.size],
           ['  finish transactions refused during outages (nothing committed)', refused],
           [
             '  finished sessions without a webhook / webhooks without a session',
-            `${orphan.sessions_without} / ${orphan.deliveries_without}`,
+            `${sessionsWithout.length} / ${webhooksWithout.length}`,
           ],
           ['lost', [...acked].filter((id) => !records.some((r) => r.id === id)).length],
           ['delivered', audit.delivered],
@@ -252,6 +234,7 @@ export const postgresWorkers: Scenario = {
       };
     } finally {
       for (const life of lives) life.worker.kill('SIGKILL');
+      for (const service of services) service.kill('SIGKILL');
       await pool.end().catch(() => undefined);
       await receiver.close();
       postgres.destroy();
