@@ -21,13 +21,31 @@ export interface NetworkNamespace {
 
 const ip = (...args: string[]) => execFileSync('ip', args, { stdio: 'pipe' });
 
+/**
+ * The guard first: a blackhole route for the subnet, so nothing for it may ever take the
+ * default route out. Adding it also claims the subnet: when another run on the machine (or one
+ * that was killed before it could clean up) holds it, the add fails and the next one is tried.
+ */
+function claimSubnet(first: number): string {
+  for (let i = 0; i < 250; i++) {
+    const subnet = `10.231.${(first + i) % 250}`;
+    try {
+      ip('route', 'add', 'blackhole', `${subnet}.0/30`, 'metric', '4000');
+      return subnet;
+    } catch {
+      // Taken: try the next.
+    }
+  }
+  throw new Error('no free 10.231.x.0/30 subnet for a network namespace (ip route show type blackhole)');
+}
+
 /** `label` (one letter) tells apart the namespaces of one run; interface names stay under 16 characters. */
 export function createNetworkNamespace(label = 'n'): NetworkNamespace {
   const tag = process.pid % 100_000;
   const name = `kyc-chaos-${tag}${label}`;
   const near = `kc${tag}${label}a`;
   const far = `kc${tag}${label}b`;
-  const subnet = `10.231.${(tag + label.charCodeAt(0)) % 250}`;
+  const subnet = claimSubnet((tag + label.charCodeAt(0)) % 250);
   const namespace: NetworkNamespace = {
     name,
     hostAddress: `${subnet}.1`,
@@ -51,8 +69,6 @@ export function createNetworkNamespace(label = 'n'): NetworkNamespace {
   };
   process.once('exit', namespace.destroy);
   try {
-    // The guard first: nothing for this subnet may ever take the default route out.
-    ip('route', 'add', 'blackhole', `${subnet}.0/30`, 'metric', '4000');
     ip('netns', 'add', name);
     ip('link', 'add', near, 'type', 'veth', 'peer', 'name', far);
     ip('link', 'set', far, 'netns', name);
