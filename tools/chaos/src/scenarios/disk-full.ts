@@ -129,6 +129,7 @@ export const diskFull: Scenario = {
           ['delivered / failed', `${audit.delivered} / ${audit.failed}`],
           ['duplicate sends (attempt not recorded on the full disk)', audit.unrecorded.length],
           ['handler runs', [...receiver.handlerRuns.values()].reduce((a, b) => a + b, 0)],
+          ['  failed although the handler ran (its 200 never reached the engine)', audit.failedAfterRun],
         ],
         failures: invariants.failures,
       };

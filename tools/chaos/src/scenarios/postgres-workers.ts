@@ -227,6 +227,7 @@ export const postgresWorkers: Scenario = {
           ['requests the receiver saw', receiver.receipts.length],
           ['duplicate sends (in flight at a kill or an outage, unrecorded)', audit.unrecorded.length],
           ['handler runs', [...receiver.handlerRuns.values()].reduce((a, b) => a + b, 0)],
+          ['  failed although the handler ran (its 200 never reached the engine)', audit.failedAfterRun],
           ['chaos phase (s)', Math.round(chaosMs / 1000)],
           ['drain after the chaos (s)', Math.round(drainMs / 100) / 10],
         ],

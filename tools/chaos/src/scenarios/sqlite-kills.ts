@@ -177,6 +177,7 @@ export const sqliteKills: Scenario = {
         ['requests the receiver saw', receiver.receipts.length],
         ['duplicate sends (in flight at a kill, unrecorded)', audit.unrecorded.length],
         ['handler runs', [...receiver.handlerRuns.values()].reduce((a, b) => a + b, 0)],
+        ['  failed although the handler ran (its 200 never reached the engine)', audit.failedAfterRun],
         ['latest retry beyond its schedule (wall ms)', audit.maxLateMs],
         ['kill phase (s)', Math.round(killPhaseMs / 100) / 10],
         ['drain after the last kill (s)', Math.round(drainMs / 100) / 10],

@@ -49,6 +49,8 @@ export function auditDeliveries(input: AuditInput, invariants: Invariants) {
   let delivered = 0;
   let failed = 0;
   const unrecorded: Receipt[] = [];
+  // Failed from the sender's view, yet the customer's handler ran: what `failed` can hide.
+  const failedAfterRun = new Map<string, number>();
   let maxLateMs = 0;
   for (const id of input.acked) {
     invariants.check(byId.has(id), 'lost: enqueue resolved but the event is not in the store', () => id);
@@ -79,6 +81,10 @@ export function auditDeliveries(input: AuditInput, invariants: Invariants) {
     }
     if (record.state === 'failed') {
       failed++;
+      if (runs > 0) {
+        const last = log.at(-1)?.outcome ?? 'none';
+        failedAfterRun.set(last, (failedAfterRun.get(last) ?? 0) + 1);
+      }
       invariants.check(
         log.length === WEBHOOK_MAX_ATTEMPTS && successes.length === 0,
         `failed without exactly ${WEBHOOK_MAX_ATTEMPTS} unsuccessful attempts`,
@@ -143,5 +149,16 @@ export function auditDeliveries(input: AuditInput, invariants: Invariants) {
   for (const id of receiptsOf.keys()) {
     invariants.check(byId.has(id), 'the receiver saw an event the store does not hold', () => id);
   }
-  return { delivered, failed, unrecorded, maxLateMs: Math.round(maxLateMs) };
+  const failedAfterRunCount = [...failedAfterRun.values()].reduce((a, b) => a + b, 0);
+  return {
+    delivered,
+    failed,
+    unrecorded,
+    maxLateMs: Math.round(maxLateMs),
+    /** `0`, or `n (last attempt: timeout 3, …)`: failed events whose handler had run. */
+    failedAfterRun:
+      failedAfterRunCount === 0
+        ? '0'
+        : `${failedAfterRunCount} (last attempt: ${[...failedAfterRun].map(([o, n]) => `${o} ${n}`).join(', ')})`,
+  };
 }
