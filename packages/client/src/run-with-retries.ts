@@ -1,4 +1,4 @@
-import { isHTTPError, isNetworkError, isTimeoutError, type KyInstance, type Options } from 'ky';
+import { isHTTPError, isTimeoutError, type KyInstance, type Options } from 'ky';
 import {
   KycAbortError,
   KycApiError,
@@ -7,10 +7,12 @@ import {
   type KycRequestInfo,
   KycTimeoutError,
 } from './errors.js';
+import { runtimeNetworkFailure } from './network-failure.js';
 import type { Exchange, FailedResponse } from './read-response.js';
 import type { Scrubber } from './redact.js';
 import { backoffDelayMs } from './retry-policy.js';
-import { attemptErrorType, type StartAttempt } from './telemetry/client-telemetry.js';
+import type { StartAttempt } from './telemetry/client-telemetry.js';
+import { traceAttempt } from './telemetry/trace-attempt.js';
 
 /** What {@link KycClientOptions.onRetry} receives before each retry wait. */
 export interface KycRetryEvent {
@@ -120,14 +122,7 @@ export async function runWithRetries(
   const fetchWhole = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const span = input instanceof Request ? plan.startAttempt?.(input, attempts++) : undefined;
     if (span === undefined) return fetchAttempt(input, init);
-    try {
-      const response = await fetchAttempt(input, init);
-      span.end(response);
-      return response;
-    } catch (error) {
-      span.fail(attemptErrorType(error, userSignal?.aborted === true));
-      throw error;
-    }
+    return traceAttempt(span, (input as Request).signal, fetchAttempt(input, init), () => userSignal?.aborted === true);
   };
   const fetchAttempt = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     // `globalThis.fetch` is looked up per call (and called as a method, as browsers require).
@@ -153,9 +148,9 @@ export async function runWithRetries(
       );
       return { error: timeout, retryable: true, retryAfterMs: undefined };
     }
-    const cause = unwrapNetworkError(error);
+    const { cause, text: what } = runtimeNetworkFailure(error);
     const connection = new KycConnectionError(
-      `KYC API request failed on the network (${request.method} ${request.url}): ${plan.scrub(describeCause(cause))}`,
+      `KYC API request failed on the network (${request.method} ${request.url}): ${plan.scrub(what)}`,
       { request, cause },
     );
     return { error: connection, retryable: true, retryAfterMs: undefined };
@@ -254,24 +249,6 @@ function abortError(plan: RequestPlan, signal: AbortSignal): KycAbortError {
 
 function isDomTimeout(error: unknown): boolean {
   return error instanceof DOMException && error.name === 'TimeoutError';
-}
-
-/**
- * ky 2 wraps the runtime's network failure in a `NetworkError` whose `request` is the real
- * `Request`, credentials in its headers: kept as a cause, `util.inspect(error)` would print
- * them. The runtime's own error (undici's `TypeError: fetch failed`, its cause carrying the
- * socket error code) says what happened without the request, so that is what is kept.
- */
-function unwrapNetworkError(cause: unknown): unknown {
-  return isNetworkError(cause) ? cause.cause : cause;
-}
-
-function describeCause(cause: unknown): string {
-  if (!(cause instanceof Error)) return String(cause);
-  const inner = cause.cause;
-  const code =
-    typeof inner === 'object' && inner !== null && 'code' in inner && typeof inner.code === 'string' ? inner.code : '';
-  return code === '' ? cause.message : `${cause.message} (${code})`;
 }
 
 /** Settles like `promise`, or rejects with the signal's reason as soon as it aborts. */

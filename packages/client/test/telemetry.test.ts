@@ -7,7 +7,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { KycApiError, KycClient, KycTimeoutError } from '../src/index.js';
+import { KycAbortError, KycApiError, KycClient, KycTimeoutError } from '../src/index.js';
 
 // The real fetch against a node:http server on loopback, traced by the real SDK.
 const USERNAME = 'acme';
@@ -113,6 +113,20 @@ describe('client spans with a registered SDK', () => {
     expect(span?.name).toBe('GET');
     expect(span?.attributes['error.type']).toBe('timeout');
     expect(span?.attributes['http.response.status_code']).toBeUndefined();
+  });
+
+  it('an attempt the caller aborts ends, before the call rejects, with error.type aborted', async () => {
+    const controller = new AbortController();
+    const call = clientWith({ baseUrl: `${baseUrl}/hang` }).getSession(sampleSessionDetails.id, {
+      signal: controller.signal,
+    });
+    // Abort once the service has the request, so the attempt is in flight.
+    while (seenTraceparents.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    await expect(call).rejects.toBeInstanceOf(KycAbortError);
+    const [span] = spans.getFinishedSpans();
+    expect(span?.attributes['error.type']).toBe('aborted');
+    expect(span?.status.code).toBe(SpanStatusCode.ERROR);
   });
 
   it('no span and no traceparent with telemetry: false', async () => {

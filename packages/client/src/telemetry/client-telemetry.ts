@@ -33,7 +33,11 @@ const SCOPE = '@kyc/client';
 export function attemptErrorType(error: unknown, callerAborted: boolean): string {
   const name = error instanceof Error ? error.name : '';
   if (name === 'AbortError' || name === 'TimeoutError') return callerAborted ? 'aborted' : 'timeout';
-  const code = error instanceof Error ? (error.cause as { code?: unknown } | undefined)?.code : undefined;
+  // Node's undici puts the socket error's code on the cause, Bun on the error itself.
+  const code =
+    error instanceof Error
+      ? ((error.cause as { code?: unknown } | undefined)?.code ?? (error as { code?: unknown }).code)
+      : undefined;
   if (typeof code === 'string' && /^[A-Z_]{2,40}$/.test(code)) return code;
   return name === '' || name === 'Error' ? '_OTHER' : name;
 }
