@@ -72,6 +72,15 @@ export const networkFaults: Scenario = {
       const body = (id: string) => JSON.stringify({ sessionId: id, status: 'APPROVED' });
       const enqueue = async (id: string, url: string) =>
         (await engine.enqueue({ id, url, authKey: CHAOS_KEY, body: body(id) })).id;
+      // Bounded wait until none of `ids` is pending any more.
+      const settle = async (ids: readonly string[], limitMs: number) => {
+        const giveUp = Date.now() + limitMs;
+        while (Date.now() < giveUp) {
+          const records = await Promise.all(ids.map((id) => engine.getDelivery(id)));
+          if (records.every((record) => record?.state !== 'pending')) return;
+          await pause(500);
+        }
+      };
 
       // The deadline cases first, with the real 30 s deadline.
       const deadline = {
@@ -89,10 +98,16 @@ export const networkFaults: Scenario = {
         await pause(500);
       }
       const proxied: string[] = [];
+      const proxyStarted = Date.now();
       for (let i = 0; i < throughProxy; i++) {
         proxied.push(await enqueue(`net-proxy-${i}`, `https://127.0.0.1:${proxy.port}/hook`));
         if (i % 10 === 9) await pause(5);
       }
+      // The proxied events settle before the first partition, so each phase's failures are its own
+      // (a partition under the proxy makes its upstream connects fail, which the engine would see
+      // as handshakes cut by the proxy).
+      await settle(proxied, full ? 300_000 : 100_000);
+      const proxySettledMs = Date.now() - proxyStarted;
       // Deliveries across a partition: the link goes down while events are enqueued and sent.
       const partitioned: string[] = [];
       const downs: number[] = [];
@@ -207,6 +222,7 @@ export const networkFaults: Scenario = {
             '  failed attempts through the proxy by outcome',
             [...proxyOutcomes].map(([o, n]) => `${o}: ${n}`).join(', ') || 'none',
           ],
+          ['  all of them settled after (s)', Math.round(proxySettledMs / 100) / 10],
           ['events across a partition (far end of the veth down)', acrossPartition],
           ['  partitions and their length (ms)', downs.join(', ')],
           [
