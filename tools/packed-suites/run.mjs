@@ -28,8 +28,8 @@ const notForInstalls = {
   'webhook-receiver/test/edge-bundle.test.ts': 'bundles the workspace build of the edge entries',
   'webhook-receiver/test/durable-object-store.test.ts': 'runs workerd on a Worker bundled from the workspace sources',
 };
-// Tooling the suites import that no published package depends on.
-const skipDevDependencies = /^(node2\d|bun|deno|madge|@types\/|autocannon$|miniflare$|esbuild$)/;
+// Tooling the suites import that no published package depends on, and what only the benches use.
+const skipDevDependencies = /^(node2\d|bun|deno|madge|@types\/|autocannon$|miniflare$|esbuild$|@onfido\/api$)/;
 
 const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
 const log = (line) => console.log(`[packed] ${line}`);

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { HEADERS, JSON_CONTENT_TYPE, sampleSessionDetails, sessionDetailsUrl } from '@kyc/contracts';
 import ky from 'ky';
 import { KycClient } from '../src/index.js';
-import { measureBundle } from './bundle-size.js';
+import { describeBundles } from './describe-bundles.js';
 
 const WARMUP_CALLS = 500;
 const CALLS_PER_ROUND = 400;
@@ -83,13 +83,4 @@ for (const variant of variants) {
 }
 console.log('  target: KycClient ≤ 1.15× bare fetch');
 
-const bundle = await measureBundle();
-const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
-console.log(`bundle (esbuild, minified, neutral platform, ky + zod included)`);
-const TARGET_GZIP_BYTES = 12 * 1024;
-console.log(
-  `  ${kb(bundle.minifiedBytes)} minified, ${kb(bundle.gzipBytes)} gzip = ${(bundle.gzipBytes / TARGET_GZIP_BYTES).toFixed(2)}× the 12 KB gzip target`,
-);
-for (const [name, bytes] of Object.entries(bundle.bytesByPackage).sort((a, b) => b[1] - a[1])) {
-  console.log(`  ${name.padEnd(16)} ${kb(bytes)} minified`);
-}
+for (const line of await describeBundles()) console.log(line);

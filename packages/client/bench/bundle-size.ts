@@ -26,13 +26,24 @@ function packageOf(path: string): string {
 }
 
 /**
+ * What the client is judged against (issue 15, DESIGN "Performance targets"): its two
+ * dependencies on their own in the same kind of bundle, ky and the zod/mini schemas it validates
+ * with (`@kyc/contracts/service-api`), bundled together so gzip sees them as it does in the
+ * client's bundle.
+ */
+export const DEPENDENCY_FLOOR_ENTRY =
+  "export { default } from 'ky'; export { apiErrorBodyMiniSchema, sessionDetailsMiniSchema } from '@kyc/contracts/service-api';";
+
+/**
  * Bundles what a user gets from `import { KycClient } from '@kyc/client'` the way a web or edge
  * app would: esbuild, ESM, minified, platform neutral (so a `node:` import would fail the
- * build), ky and zod included, then gzip.
+ * build), ky and zod included, then gzip. `platform: 'node'` is for packages that only build
+ * for Node (Node built-ins left out, as a Node bundle does).
  */
 export async function measureBundle(
   contents = "export { KycClient } from './src/index.ts';",
   resolveDir = packageRoot,
+  platform: 'neutral' | 'node' = 'neutral',
 ): Promise<BundleReport> {
   const result = await build({
     stdin: { contents, resolveDir, loader: 'ts', sourcefile: 'entry.ts' },
@@ -41,7 +52,7 @@ export async function measureBundle(
     bundle: true,
     minify: true,
     format: 'esm',
-    platform: 'neutral',
+    platform,
     mainFields: ['module', 'main'],
     conditions: ['@kyc/source'],
     target: 'es2022',
