@@ -10,18 +10,16 @@ describe('bundle of `import { KycClient }` (esbuild, minified + gzip, platform n
   it('adds at most its own-code budget to ky + zod/mini', async () => {
     const { gzipBytes, bytesByPackage } = await report;
     const dependencies = (await floor).gzipBytes;
-    // Measured 2026-11-25 (Node 24, ky 2.1.0, zod 4): ky + zod/mini schemas 15.8 KB gzip, the
-    // client 20.7 KB, so the client's own code adds 4.9 KB. ky 1 → 2 is what moved the total
-    // (16.9 → 20.7 KB): ky grew from ~4.7 to 8.7 KB gzip, our code did not change. Issue 15's
-    // target is ky + zod/mini + 3 KB; until the retry loop moves onto ky's own retry this holds
-    // the current 5 KB so nothing grows. Lower it when something shrinks; raise it only with a
-    // note saying what grew and why.
-    // Raised to 5.75 KB (issue 11): OpenTelemetry tracing — the optional-peer lookup of
-    // @opentelemetry/api and one HTTP CLIENT span per attempt — measured +0.6 KB gzip.
+    // Measured 2026-11-25 (Node 24, ky 2.1.0, zod 4.6): ky + zod/mini schemas 15.8 KB gzip, the
+    // client 21.5 KB, so the client's own code adds 5.7 KB. Issue 15's target is ky + zod/mini +
+    // 3 KB; of the 5.7 KB, tracing is 0.5 KB and the detailsURL guard 0.5 KB, and the rest is the
+    // retry decisions, option checks, typed errors and scrubbing (docs/client.md), so 3 KB is not
+    // reached without dropping guarantees. This holds today's size so nothing grows: lower it
+    // when something shrinks; raise it only with a note saying what grew and why.
     const ownBudget = 5.75 * 1024;
     expect(gzipBytes - dependencies).toBeLessThanOrEqual(ownBudget);
-    // The client's own share (minified, measured 14.1 KB; 15.7 KB with the tracing of issue 11),
-    // so growth in our code is caught too.
+    // The client's own share (minified, measured 15.9 KB with the tracing of issue 11), so growth
+    // in our code is caught too.
     expect(bytesByPackage['@kyc/client']).toBeGreaterThan(0);
     expect(bytesByPackage['@kyc/client']).toBeLessThanOrEqual(16 * 1024);
     expect(bytesByPackage.zod).toBeGreaterThan(0);
