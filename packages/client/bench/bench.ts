@@ -1,22 +1,30 @@
 /**
- * Client overhead per call vs a bare fetch to the same loopback node:http server, in the same
- * run, plus the bundle size. Bounded: fixed warm-up and rounds, then the server closes.
- * Run: `pnpm bench` (under `flock /tmp/kyc-bench.lock` on a shared machine).
+ * Client overhead per call against what a user would pick instead, all calling the same
+ * loopback node:http server in the same run: a bare fetch, ky alone (bare, and with its
+ * defaults: 2 retries, 10 s timeout), Onfido's official SDK (`@onfido/api`, axios), and the
+ * client with and without tracing. Then the bundle sizes. Three runs, each of interleaved
+ * rounds; every ratio is against a baseline of the same run, printed with the spread of the
+ * three. Bounded: fixed warm-up, runs and rounds, then the server closes.
+ * Run: `pnpm --filter @kyc/client bench` (under `flock /tmp/kyc-bench.lock` on a shared machine).
  */
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HEADERS, JSON_CONTENT_TYPE, sampleSessionDetails, sessionDetailsUrl } from '@kyc/contracts';
+import { Configuration, DefaultApi } from '@onfido/api';
 import ky from 'ky';
 import { KycClient } from '../src/index.js';
+import { benchHeader } from './bench-header.js';
 import { describeBundles } from './describe-bundles.js';
 
 const WARMUP_CALLS = 500;
-const CALLS_PER_ROUND = 400;
-const ROUNDS = 20;
+const RUNS = 3;
+const ROUNDS = 10;
+const CALLS_PER_ROUND = 200;
 const SESSION = sampleSessionDetails.id;
 const BODY = JSON.stringify(sampleSessionDetails);
 
+// Every path gets the same 200 and JSON body, so each SDK calls its own route and gets one answer.
 const server = createServer((_request, response) => {
   response.writeHead(200, { [HEADERS.contentType]: JSON_CONTENT_TYPE, [HEADERS.requestId]: 'req-bench' });
   response.end(BODY);
@@ -26,20 +34,27 @@ await once(server, 'listening');
 const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 const url = sessionDetailsUrl(baseUrl, SESSION);
 const authorization = `Basic ${btoa('bench:bench-password')}`;
-const client = new KycClient({ baseUrl, username: 'bench', password: 'bench-password' });
+const options = { baseUrl, username: 'bench', password: 'bench-password' };
+const client = new KycClient(options);
+const untraced = new KycClient({ ...options, telemetry: false });
+const onfido = new DefaultApi(new Configuration({ apiToken: 'bench-token', basePath: baseUrl }));
 
 type Variant = { name: string; call: () => Promise<unknown> };
+const FETCH = 'bare fetch + JSON.parse';
+const KY = 'ky + JSON.parse (retry 0, no timeout)';
 const variants: Variant[] = [
+  { name: FETCH, call: async () => JSON.parse(await (await fetch(url, { headers: { authorization } })).text()) },
   {
-    name: 'bare fetch + JSON.parse',
-    call: async () => JSON.parse(await (await fetch(url, { headers: { authorization } })).text()),
-  },
-  {
-    name: 'ky + JSON.parse (no retries/validation)',
+    name: KY,
     call: async () =>
       JSON.parse(await (await ky(url, { headers: { authorization }, retry: 0, timeout: false })).text()),
   },
-  { name: 'KycClient.getSession', call: () => client.getSession(SESSION) },
+  // ky's defaults are 2 retries and a 10 s timeout: what a team using ky without us would run.
+  { name: 'ky + JSON.parse (ky defaults)', call: async () => (await ky(url, { headers: { authorization } })).json() },
+  // Onfido's SDK parses JSON but validates nothing; it has no route of ours, so it reads a workflow run.
+  { name: '@onfido/api findWorkflowRun (axios)', call: () => onfido.findWorkflowRun(SESSION) },
+  { name: 'KycClient.getSession, telemetry: false', call: () => untraced.getSession(SESSION) },
+  { name: 'KycClient.getSession (tracing on, no SDK)', call: () => client.getSession(SESSION) },
 ];
 
 interface Sample {
@@ -48,7 +63,7 @@ interface Sample {
 }
 
 /** µs per call, wall clock and process CPU (client + server share one process, alike for all variants). */
-async function run(variant: Variant, calls: number): Promise<Sample> {
+async function measure(variant: Variant, calls: number): Promise<Sample> {
   const started = performance.now();
   const cpu = process.cpuUsage();
   for (let index = 0; index < calls; index += 1) await variant.call();
@@ -56,31 +71,54 @@ async function run(variant: Variant, calls: number): Promise<Sample> {
   return { wallUs: ((performance.now() - started) * 1000) / calls, cpuUs: (user + system) / calls };
 }
 
-for (const variant of variants) await run(variant, WARMUP_CALLS);
-const samples = new Map<string, Sample[]>(variants.map((variant) => [variant.name, []]));
-for (let round = 0; round < ROUNDS; round += 1) {
-  // Interleaved rounds so drift on a shared machine hits every variant alike.
-  for (const variant of variants) samples.get(variant.name)?.push(await run(variant, CALLS_PER_ROUND));
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+/** One run: interleaved rounds (drift on a shared machine hits every variant alike), median per variant. */
+async function run(): Promise<Map<string, Sample>> {
+  const samples = new Map<string, Sample[]>(variants.map((variant) => [variant.name, []]));
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const variant of variants) samples.get(variant.name)?.push(await measure(variant, CALLS_PER_ROUND));
+  }
+  const medians = new Map<string, Sample>();
+  for (const [name, list] of samples) {
+    medians.set(name, { wallUs: median(list.map((s) => s.wallUs)), cpuUs: median(list.map((s) => s.cpuUs)) });
+  }
+  return medians;
 }
+
+for (const variant of variants) await measure(variant, WARMUP_CALLS);
+const runs: Map<string, Sample>[] = [];
+for (let index = 0; index < RUNS; index += 1) runs.push(await run());
 server.closeAllConnections();
 server.close();
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
-const medianOf = (name: string | undefined, key: keyof Sample) =>
-  median((samples.get(name ?? '') ?? []).map((sample) => sample[key]));
-const baseWall = medianOf(variants[0]?.name, 'wallUs');
-const baseCpu = medianOf(variants[0]?.name, 'cpuUs');
-console.log(`client overhead (sequential GETs on loopback, ${ROUNDS}×${CALLS_PER_ROUND} calls, median per call)`);
-console.log(
-  `  ${'variant'.padEnd(42)} ${'wall µs'.padStart(8)} ${'ratio'.padStart(7)} ${'CPU µs'.padStart(8)} ${'ratio'.padStart(7)}`,
-);
-for (const variant of variants) {
-  const wall = medianOf(variant.name, 'wallUs');
-  const cpu = medianOf(variant.name, 'cpuUs');
-  console.log(
-    `  ${variant.name.padEnd(42)} ${wall.toFixed(1).padStart(8)} ${`${(wall / baseWall).toFixed(3)}×`.padStart(7)} ${cpu.toFixed(1).padStart(8)} ${`${(cpu / baseCpu).toFixed(3)}×`.padStart(7)}`,
-  );
+const value = (runResult: Map<string, Sample>, name: string, key: keyof Sample) =>
+  runResult.get(name)?.[key] ?? Number.NaN;
+/** "median× (min–max)" of a ratio over the runs, each run against its own baseline. */
+function ratio(name: string, baseline: string, key: keyof Sample): string {
+  const ratios = runs.map((r) => value(r, name, key) / value(r, baseline, key));
+  return `${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
 }
-console.log('  target: KycClient ≤ 1.15× bare fetch');
+
+console.log(benchHeader());
+console.log(
+  `client overhead per call: sequential GETs on loopback, one server, ${RUNS} runs × ${ROUNDS} rounds × ${CALLS_PER_ROUND} calls;`,
+);
+console.log(`each figure: median of the runs, and in brackets the spread (min–max) of the ${RUNS} runs`);
+const cells = (name: string) => [
+  median(runs.map((r) => value(r, name, 'wallUs'))).toFixed(1),
+  ratio(name, FETCH, 'wallUs'),
+  ratio(name, KY, 'wallUs'),
+  median(runs.map((r) => value(r, name, 'cpuUs'))).toFixed(1),
+  ratio(name, FETCH, 'cpuUs'),
+  ratio(name, KY, 'cpuUs'),
+];
+const header = ['wall µs', 'wall ÷ fetch', 'wall ÷ ky', 'CPU µs', 'CPU ÷ fetch', 'CPU ÷ ky'];
+const widths = [8, 18, 18, 8, 18, 18];
+const row = (first: string, rest: string[]) =>
+  `  ${first.padEnd(42)} ${rest.map((cell, index) => cell.padStart(widths[index] ?? 8)).join(' ')}`;
+console.log(row('variant', header));
+for (const { name } of variants) console.log(row(name, cells(name)));
+console.log('  targets (issue 15): KycClient ≤ 1.10× ky alone (retry 0, no timeout), and below @onfido/api');
 
 for (const line of await describeBundles()) console.log(line);
