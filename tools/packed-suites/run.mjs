@@ -144,6 +144,9 @@ function publicEntries(name) {
 }
 
 const importPattern = /^(import|export)(\s+type)?([^'"]*?from\s*)(['"])(\.[^'"]+)\4/gm;
+// `await import('../src/audit.js')` is the same dependency in another form; a missed one fails
+// only against the install (`Cannot find module '/src/audit.js'`), so it is rewritten alike.
+const dynamicImportPattern = /\b(import\(\s*)(['"])(\.[^'"]+)\2/g;
 
 /** Copies one package's `test/` folder, rewriting imports of its public entries; returns what it had to leave out. */
 function copySuite(name, into) {
@@ -158,16 +161,25 @@ function copySuite(name, into) {
     let text = readFileSync(path, 'utf8');
     if (file.endsWith('.ts')) {
       const local = [];
-      text = text.replace(importPattern, (whole, keyword, typeOnly, middle, quote, specifier) => {
+      // The installed entry for a relative specifier, or undefined to leave it (and why, if it must stay).
+      const rewrite = (specifier, typeOnly) => {
         const target = resolve(dirname(path), specifier.replace(/\.js$/, '.ts'));
         if (!target.startsWith(src)) {
           if (target.startsWith(from)) local.push(relative(from, target));
-          return whole;
+          return undefined;
         }
         const entry = entries.get(target);
-        if (entry) return `${keyword}${typeOnly ?? ''}${middle}${quote}${entry}${quote}`;
-        if (!typeOnly) internal.set(file, `imports ${relative(join(root, 'packages'), target)}, not a public entry`);
-        return whole;
+        if (!entry && !typeOnly)
+          internal.set(file, `imports ${relative(join(root, 'packages'), target)}, not a public entry`);
+        return entry;
+      };
+      text = text.replace(importPattern, (whole, keyword, typeOnly, middle, quote, specifier) => {
+        const entry = rewrite(specifier, typeOnly);
+        return entry ? `${keyword}${typeOnly ?? ''}${middle}${quote}${entry}${quote}` : whole;
+      });
+      text = text.replace(dynamicImportPattern, (whole, call, quote, specifier) => {
+        const entry = rewrite(specifier, undefined);
+        return entry ? `${call}${quote}${entry}${quote}` : whole;
       });
       // Worker processes run from the copied TypeScript with tsx, resolving the installed packages.
       text = text.replaceAll("'--conditions=@kyc/source', ", '');

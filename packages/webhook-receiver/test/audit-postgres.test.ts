@@ -5,7 +5,7 @@ import { sampleStatusWebhook } from '@kyc/contracts';
 import { POSTGRES_URL, postgresAvailable } from '@kyc/test-support';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AuditEntry, auditTrail, verifyAuditLog } from '../src/audit.js';
+import { type AuditEntry, auditTrail, callbackAuditSink, verifyAuditLog } from '../src/audit.js';
 import { createWebhookReceiver } from '../src/index.js';
 import { createAuditTable, postgresAuditSink, readPostgresAuditLog } from '../src/postgres.js';
 import { createTestRequest } from '../src/testing.js';
@@ -142,7 +142,6 @@ describe.skipIf(!(await postgresAvailable()))('Postgres audit sink (real server)
 
 /** Records of real requests, captured through a callback sink, to append by hand. */
 async function deliverAndCollect(count: number) {
-  const { callbackAuditSink } = await import('../src/audit.js');
   const records: AuditEntry[] = [];
   const receiver = createWebhookReceiver({
     authKeys: AUTH_KEY,
