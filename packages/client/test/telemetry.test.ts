@@ -5,7 +5,7 @@ import { sampleSessionDetails } from '@kyc/contracts';
 import { context, propagation, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { AlwaysOffSampler, InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KycAbortError, KycApiError, KycClient, KycTimeoutError } from '../src/index.js';
 
@@ -127,6 +127,21 @@ describe('client spans with a registered SDK', () => {
     const [span] = spans.getFinishedSpans();
     expect(span?.attributes['error.type']).toBe('aborted');
     expect(span?.status.code).toBe(SpanStatusCode.ERROR);
+  });
+
+  it('a sampled-out attempt records nothing but still sends its traceparent (sampled flag off)', async () => {
+    calls = 1; // the next finish answers 200 at once
+    const sampledOut = new TracerProvider({
+      sampler: new AlwaysOffSampler(),
+      spanProcessors: [new SimpleSpanProcessor({ exporter: spans })],
+    });
+    await expect(
+      clientWith({ telemetry: { tracerProvider: sampledOut } }).finishSession(sampleSessionDetails.id),
+    ).resolves.toBeDefined();
+    expect(spans.getFinishedSpans()).toEqual([]);
+    expect(seenTraceparents).toHaveLength(1);
+    expect(seenTraceparents[0]).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+    await sampledOut.shutdown();
   });
 
   it('no span and no traceparent with telemetry: false', async () => {

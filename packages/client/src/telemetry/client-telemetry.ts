@@ -20,7 +20,7 @@ export interface AttemptSpan {
   fail(errorType: string): void;
 }
 
-/** Starts a span per attempt; `undefined` until the API has loaded, or when it is absent. */
+/** Starts a span per attempt; `undefined` until the API has loaded, when it is absent, or when the span is not recorded. */
 export type StartAttempt = (request: Request, resendCount: number) => AttemptSpan | undefined;
 
 const SCOPE = '@kyc/client';
@@ -58,8 +58,15 @@ function startWith(api: OtelApi, provider: TracerProvider | undefined): StartAtt
         ...(resendCount > 0 && { 'http.request.resend_count': resendCount }),
       },
     });
-    // The service is the caller's own counterpart: its spans continue this one.
+    // The service is the caller's own counterpart: its spans continue this one, also when this
+    // one is not recorded, so that a sampled-out trace stays sampled out downstream.
     api.propagation.inject(api.trace.setSpan(api.context.active(), span), request.headers, setter);
+    // Not recorded (no SDK registered, or sampled out): its attributes and end would be dropped,
+    // so the attempt is not followed at all (no abort listener, no header lookups).
+    if (!span.isRecording()) {
+      span.end();
+      return undefined;
+    }
     return {
       end(response) {
         span.setAttribute('http.response.status_code', response.status);
