@@ -338,3 +338,24 @@ describe('normalizeWebhookBody: rejections', () => {
     );
   });
 });
+
+describe('normalizeWebhookBody: every field decides the shape', () => {
+  // shapeOf reads each field by name: a field added to one group must be added there too.
+  const v1Fields = Object.keys(sampleV1Webhook).filter((name) => name !== 'id');
+  const statusFields = Object.keys(sampleStatusWebhook).filter((name) => name !== 'sessionId');
+
+  it.each(v1Fields)('"%s" beside "sessionId" makes a v1 body', (name) => {
+    const body = { sessionId: 'sess_1', [name]: (sampleV1Webhook as Record<string, unknown>)[name] };
+    expect(accept(body).shape).toBe('v1');
+  });
+
+  it.each(statusFields)('"%s" beside "id" makes a body with both groups', (name) => {
+    const body = { id: 'sess_1', [name]: (sampleStatusWebhook as Record<string, unknown>)[name] };
+    expect(accept(body).shape).toBe('both');
+  });
+
+  it('"id" alone makes a v1 body, "sessionId" alone a status body', () => {
+    expect(accept({ id: 'sess_1' }).shape).toBe('v1');
+    expect(accept({ sessionId: 'sess_1' }).shape).toBe('status');
+  });
+});

@@ -124,9 +124,11 @@ export function parseWebhook(body: WebhookBody, options: ParseWebhookOptions = {
     );
   }
   const webhookId = typeof options.webhookId === 'string' && options.webhookId !== '' ? options.webhookId : undefined;
-  const idempotencyKey = idempotencyKeyFor(webhook, webhookId, text);
-  const identity: WebhookEventIdentity = webhookId === undefined ? { idempotencyKey } : { idempotencyKey, webhookId };
-  return Object.assign(webhook, identity) as KycWebhookEvent;
+  // Added in place by name: Object.assign with a fresh identity object cost more than the two stores.
+  const identity = webhook as unknown as { -readonly [K in keyof WebhookEventIdentity]: WebhookEventIdentity[K] };
+  identity.idempotencyKey = idempotencyKeyFor(webhook, webhookId, text);
+  if (webhookId !== undefined) identity.webhookId = webhookId;
+  return webhook as KycWebhookEvent;
 }
 
 /**
