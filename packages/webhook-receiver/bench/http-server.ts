@@ -17,6 +17,23 @@ function serverFor(kind: string): Server {
       });
     });
   }
+  if (kind === 'floor') {
+    // What a hand-written endpoint does at the least: compare the bearer key, read the body, JSON.parse it.
+    const expected = `Bearer ${AUTH_KEY}`;
+    return createServer((request, response) => {
+      if (request.headers.authorization !== expected) {
+        response.writeHead(401).end();
+        return;
+      }
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { sessionId?: unknown };
+        response.writeHead(typeof event.sessionId === 'string' ? 200 : 400, { 'content-type': 'application/json' });
+        response.end('{"received":true}');
+      });
+    });
+  }
   if (kind === 'receiver') {
     const receiver = createWebhookReceiver({
       authKeys: AUTH_KEY,

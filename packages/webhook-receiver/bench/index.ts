@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
 import { runAudit } from './audit.js';
 import { runHttp } from './http.js';
 import { runMemory } from './memory.js';
@@ -6,7 +8,16 @@ import { runMicro } from './micro.js';
 // Run under `flock /tmp/kyc-bench.lock pnpm bench` so two benchmarks never share the CPUs.
 // `pnpm bench micro` / `pnpm bench http` / `pnpm bench audit` / `pnpm bench memory` / `pnpm bench size` run one part.
 const only = process.argv[2];
-console.log(`# @kyc/webhook-receiver bench — node ${process.version}`);
+let commit = 'unknown';
+try {
+  commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+} catch {
+  // Not a git checkout: the commit stays unknown.
+}
+console.log(
+  `# @kyc/webhook-receiver bench — node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, commit ${commit}, ` +
+    `load average ${loadavg()[0]?.toFixed(1)} at start (a shared machine: compare ratios, not absolute figures)`,
+);
 if (only === undefined || only === 'micro') await runMicro();
 if (only === undefined || only === 'http') await runHttp();
 if (only === undefined || only === 'audit') await runAudit();
