@@ -20,6 +20,8 @@ import { postgresDeliveryStore } from '../src/postgres.js';
 import { spawnWorker } from '../test/support/spawn-worker.js';
 import { compareAlternatives } from './alternatives.js';
 import { benchHeader } from './bench-header.js';
+import { sqliteThroughput } from './sqlite-throughput.js';
+import { compareTelemetry } from './telemetry.js';
 
 const CONCURRENCY = 16;
 const PG_WORKERS = 4;
@@ -56,32 +58,6 @@ async function bareUndiciLoop(url: string, concurrency: number, total = THROUGHP
   );
   const rate = total / ((performance.now() - started) / 1000);
   await agent.close();
-  return rate;
-}
-
-async function sqliteThroughput(url: string): Promise<number> {
-  const store = sqliteDeliveryStore({ path: join(dir, 'throughput.db') });
-  let delivered = 0;
-  let done: () => void = () => undefined;
-  const finished = new Promise<void>((resolve) => {
-    done = resolve;
-  });
-  const engine = createDeliveryEngine({
-    store,
-    ...loopback,
-    concurrency: CONCURRENCY,
-    perEndpointConcurrency: CONCURRENCY,
-    onAttempt: (event) => {
-      if (event.state === 'delivered' && ++delivered === THROUGHPUT_EVENTS) done();
-    },
-  });
-  for (let i = 0; i < THROUGHPUT_EVENTS; i++) await engine.enqueue({ url, body });
-  const started = performance.now();
-  await engine.start();
-  await Promise.race([finished, new Promise((resolve) => setTimeout(resolve, 120_000))]);
-  const rate = delivered / ((performance.now() - started) / 1000);
-  await engine.stop();
-  await store.close();
   return rate;
 }
 
@@ -199,10 +175,28 @@ try {
   await bareUndiciLoop(url, CONCURRENCY, 2000);
   const ceiling = await bareUndiciLoop(url, CONCURRENCY);
   console.log(`bare undici request loop, ${CONCURRENCY} in flight (ceiling)  ${fmt(ceiling)} /s`);
-  const sqlite = await sqliteThroughput(url);
+  const sqlite = await sqliteThroughput({
+    url,
+    ca: tls.cert,
+    body,
+    path: join(dir, 'throughput.db'),
+    events: THROUGHPUT_EVENTS,
+    concurrency: CONCURRENCY,
+  });
   console.log(
     `engine, SQLite store, ${CONCURRENCY} in flight          ${fmt(sqlite)} /s  = ${(sqlite / ceiling).toFixed(2)}× ceiling (target ≥ 0.5×)`,
   );
+  // OpenTelemetry: absent, API without SDK, SDK registered (issue 11). Fewer events per run,
+  // three interleaved rounds of three fresh processes.
+  await compareTelemetry({
+    url,
+    ca: tls.cert,
+    body,
+    dir,
+    events: Math.floor(THROUGHPUT_EVENTS / 4),
+    concurrency: CONCURRENCY,
+    rounds: 3,
+  });
   const hasPostgres = await postgresAvailable();
   if (hasPostgres) {
     // Each worker runs the default-like CONCURRENCY attempts at once: the ceiling is measured at

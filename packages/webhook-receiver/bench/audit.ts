@@ -8,16 +8,12 @@ import { jsonlAuditSink, nodeSha256 } from '../src/audit-file.js';
 import { type AuditSink, createWebhookReceiver, type ReceiverInput } from '../src/index.js';
 import { createAuditTable, postgresAuditSink } from '../src/postgres.js';
 import { AUTH_KEY, bodies } from './fixtures.js';
+import { median } from './median.js';
 
 const ROUNDS = 5;
 const REQUESTS = 4_000;
 const CONCURRENCY = 16;
 const POSTGRES_URL = process.env.KYC_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
 
 /** One request as an adapter would describe it: a new event each time (verify + parse + claim + handler + complete). */
 function inputFor(bytes: Uint8Array, id: string): ReceiverInput {

@@ -4,9 +4,10 @@ import { runAudit } from './audit.js';
 import { runHttp } from './http.js';
 import { runMemory } from './memory.js';
 import { runMicro } from './micro.js';
+import { runTelemetry } from './telemetry.js';
 
 // Run under `flock /tmp/kyc-bench.lock pnpm bench` so two benchmarks never share the CPUs.
-// `pnpm bench micro` / `pnpm bench http` / `pnpm bench audit` / `pnpm bench memory` / `pnpm bench size` run one part.
+// `pnpm bench micro` / `pnpm bench http` / `pnpm bench audit` / `pnpm bench telemetry` / `pnpm bench memory` / `pnpm bench size` run one part.
 const only = process.argv[2];
 let commit = 'unknown';
 try {
@@ -21,6 +22,7 @@ console.log(
 if (only === undefined || only === 'micro') await runMicro();
 if (only === undefined || only === 'http') await runHttp();
 if (only === undefined || only === 'audit') await runAudit();
+if (only === undefined || only === 'telemetry') runTelemetry();
 if (only === undefined || only === 'memory') runMemory();
 if (only === undefined || only === 'size') {
   const { bundleReport } = await import('../test/support/bundle-size.js');

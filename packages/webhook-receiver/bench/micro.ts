@@ -7,7 +7,9 @@ import {
 import { Webhooks } from '@octokit/webhooks';
 import { Webhook } from 'standardwebhooks';
 import { memoryIdempotencyStore, parseWebhook, verifyAuthorization } from '../src/index.js';
+import { cpuNsPerCall } from './cpu-per-call.js';
 import { AUTH_KEY, bodies, GITHUB_SECRET, githubSignature, SW_SECRET } from './fixtures.js';
+import { median } from './median.js';
 
 const ROUNDS = 5;
 const VERIFY_PARSE = 'verifyAuthorization + parseWebhook (bytes)';
@@ -19,27 +21,7 @@ const ZOD = 'JSON.parse + zod object parse (no key check)';
 const TARGETS: Readonly<Record<string, number>> = { [VERIFY_PARSE]: 2.0, [OURS]: 2.4 };
 const CALLS = Number(process.env.KYC_BENCH_CALLS ?? 50_000);
 
-/** CPU nanoseconds per call of `work` (CPU time, not wall time: the machine is shared). */
-async function measure(work: () => unknown): Promise<number> {
-  // Only a promise is awaited: awaiting a plain value would add a microtask to every call of
-  // the synchronous cases, the JSON.parse baseline included, and flatter every ratio.
-  for (let index = 0; index < 5_000; index++) {
-    const result = work();
-    if (result instanceof Promise) await result;
-  }
-  const start = process.cpuUsage();
-  for (let index = 0; index < CALLS; index++) {
-    const result = work();
-    if (result instanceof Promise) await result;
-  }
-  const used = process.cpuUsage(start);
-  return ((used.user + used.system) * 1000) / CALLS;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
+const measure = (work: () => unknown) => cpuNsPerCall(work, CALLS);
 
 /** Per-webhook cost: ours (verify + parse + memory claim/complete) vs bare JSON.parse vs standardwebhooks. */
 export async function runMicro(): Promise<void> {

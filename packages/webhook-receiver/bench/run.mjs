@@ -6,7 +6,13 @@ import { build } from 'esbuild';
 
 const outdir = new URL('../.tmp/bench/', import.meta.url).pathname;
 await build({
-  entryPoints: ['bench/index.ts', 'bench/http-server.ts', 'bench/memory-process.ts'],
+  entryPoints: [
+    'bench/index.ts',
+    'bench/http-server.ts',
+    'bench/memory-process.ts',
+    'bench/telemetry-process.ts',
+    'bench/register-telemetry.ts',
+  ],
   outdir,
   outExtension: { '.js': '.mjs' },
   bundle: true,

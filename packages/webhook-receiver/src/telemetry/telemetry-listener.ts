@@ -59,11 +59,14 @@ function instrument(api: OtelApi, options: ReceiverTelemetryOptions, trustTraceC
           kind: api.SpanKind.SERVER,
           startTime: end - finished.durationMs,
           links,
-          attributes: spanAttributes(finished),
         },
         parent,
       );
-      if (answer.status >= 500) span.setStatus({ code: api.SpanStatusCode.ERROR });
+      // Without an SDK the span is a no-op: its attributes are not even built.
+      if (span.isRecording()) {
+        span.setAttributes(spanAttributes(finished));
+        if (answer.status >= 500) span.setStatus({ code: api.SpanStatusCode.ERROR });
+      }
       span.end(end);
     },
   };
