@@ -1,10 +1,11 @@
 import type { KycWebhookEvent } from '../parse-webhook.js';
 import { acceptedAnswer, DEFAULT_RETRY_AFTER_SECONDS, errorAnswer } from './answers.js';
 import { errorFields } from './error-fields.js';
+import { HandlerContext } from './handler-context.js';
 import { keepClaim } from './keep-claim.js';
 import type { RequestTrace } from './request-finished.js';
 import type { ResolvedOptions } from './resolve-options.js';
-import type { ReceiverAnswer, ReceiverInput, WebhookContext } from './types.js';
+import type { ReceiverAnswer, ReceiverInput } from './types.js';
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
@@ -25,17 +26,7 @@ export async function runClaimed(
   const { store, logger } = options;
   const key = event.idempotencyKey;
   const fields = { idempotencyKey: key, sessionId: event.sessionId };
-  // Created only if the handler asks for it: most never do, and it costs on every delivery.
-  let controller: AbortController | undefined;
-  const context: WebhookContext = {
-    idempotencyKey: key,
-    webhookId: event.webhookId,
-    get signal() {
-      controller ??= new AbortController();
-      return controller.signal;
-    },
-    header: (name) => input.header(name.toLowerCase()) ?? undefined,
-  };
+  const context = new HandlerContext(key, event.webhookId, input);
 
   const failed = async (error: unknown): Promise<ReceiverAnswer> => {
     logger.error?.('webhook handler failed; claim released so a retry runs it', { ...fields, ...errorFields(error) });
@@ -89,8 +80,7 @@ export async function runClaimed(
         handlerTimeoutMs: options.handlerTimeoutMs,
       });
       ended();
-      controller ??= new AbortController();
-      controller.abort(new Error('The receiver answered 503 while the handler was still running.'));
+      HandlerContext.abort(context, new Error('The receiver answered 503 while the handler was still running.'));
       resolve(errorAnswer(503, 'handler_timeout', DEFAULT_RETRY_AFTER_SECONDS));
     }, options.handlerTimeoutMs);
   });
