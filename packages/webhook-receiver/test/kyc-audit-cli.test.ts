@@ -1,13 +1,15 @@
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { sampleStatusWebhook } from '@kyc/contracts';
 import { POSTGRES_URL, postgresAvailable } from '@kyc/test-support';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AuditEntry, type AuditOptions, auditTrail } from '../src/audit.js';
 import { jsonlAuditSink, listAuditFiles } from '../src/audit-file.js';
-import { runKycAudit } from '../src/cli/run-kyc-audit.js';
 import { createWebhookReceiver } from '../src/index.js';
 import { createAuditTable, postgresAuditSink } from '../src/postgres.js';
 import { createTestRequest } from '../src/testing.js';
@@ -18,13 +20,44 @@ afterEach(async () => {
   for (const directory of directories.splice(0)) await rm(directory, { recursive: true, force: true });
 });
 
-/** Runs the `kyc-audit` command in this process; resolves with its exit status and output. */
-async function kycAudit(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runKycAudit(args, { out: (line) => out.push(line), err: (line) => err.push(line), env: {} });
-  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
+// The command as a user runs it: the `kyc-audit` bin that the package's manifest declares, found
+// the way Node finds the package (the workspace's build here; the installed tarball in the
+// packed suites), run in its own process by the runtime running this suite.
+const manifestPath = createRequire(import.meta.url).resolve('@kyc/webhook-receiver/package.json');
+const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { bin: Record<string, string> };
+const bin = join(dirname(manifestPath), manifest.bin['kyc-audit'] as string);
+const runtime = process.versions.deno ? [process.execPath, 'run', '--allow-all', bin] : [process.execPath, bin];
+
+/** Why the bin cannot be tested as it is: missing, or (in the workspace) built before a source change. */
+function staleBin(): string | undefined {
+  if (!existsSync(bin)) return `${bin} is missing: run pnpm build`;
+  if (manifestPath.includes('node_modules')) return undefined;
+  const sources = join(dirname(manifestPath), 'src');
+  const built = statSync(bin).mtimeMs;
+  for (const file of readdirSync(sources, { recursive: true, encoding: 'utf8' })) {
+    if (file.endsWith('.ts') && !file.endsWith('.test.ts') && statSync(join(sources, file)).mtimeMs > built)
+      return `src/${file} changed after ${bin} was built: run pnpm build`;
+  }
+  return undefined;
 }
+
+/** Runs `kyc-audit` in a child process; resolves with its exit status and output. */
+function kycAudit(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const [command, ...prefix] = runtime as [string, ...string[]];
+  // The command reads KYC_AUDIT_DATABASE_URL: the tests give their connection strings explicitly.
+  const { KYC_AUDIT_DATABASE_URL: _url, ...env } = process.env;
+  return new Promise((resolve, reject) => {
+    execFile(command, [...prefix, ...args], { env, timeout: 30_000 }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : error.code;
+      if (typeof code !== 'number') reject(error);
+      else resolve({ code, stdout: stdout.trimEnd(), stderr: stderr.trimEnd() });
+    });
+  });
+}
+
+it('the kyc-audit bin the manifest declares is built from the current sources', () => {
+  expect(staleBin()).toBeUndefined();
+});
 
 /** A receiver writing `count` processed deliveries to the sink. */
 async function deliver(sink: AuditOptions | undefined, count: number) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { runKycAudit } from './run-kyc-audit.js';
 
-// The bin: everything but the process lives in run-kyc-audit.ts, which the tests call directly.
+// The bin: everything but the process lives in run-kyc-audit.ts. test/kyc-audit-cli.test.ts runs
+// this file's build, as installed, in a child process.
 process.exitCode = await runKycAudit(process.argv.slice(2), {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
