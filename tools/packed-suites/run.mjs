@@ -23,6 +23,7 @@ const edgeSuites = ['client', 'webhook-receiver'];
 // Suites that measure or inspect the workspace's own build rather than exercise an install.
 const notForInstalls = {
   'client/test/bundle-size.test.ts': 'measures the bundle built from the workspace sources',
+  'client/test/workerd.test.ts': 'runs workerd on a Worker bundled from the workspace sources',
   'webhook-receiver/test/bundle-size.test.ts': 'measures the bundle built from the workspace sources',
   'webhook-receiver/test/edge-runtimes.test.ts': 'bundles the receiver from its sources for each runtime',
   'webhook-receiver/test/edge-bundle.test.ts': 'bundles the workspace build of the edge entries',
