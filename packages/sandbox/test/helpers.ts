@@ -96,15 +96,19 @@ export interface SeenRequest {
 
 /**
  * A real HTTPS receiver on loopback built on `@kyc/webhook-receiver`, recording every request
- * and every handler run. `failFirst` makes the handler throw on its first run (→ 500).
+ * and every handler run. `failFirst` makes the handler throw on its first run (→ 500);
+ * `trustTraceContext` continues the sandbox's trace, as the demo's receiver does.
  */
-export async function startTestReceiver(options: { failFirst?: boolean; certificate?: TestCertificate } = {}) {
+export async function startTestReceiver(
+  options: { failFirst?: boolean; certificate?: TestCertificate; trustTraceContext?: boolean } = {},
+) {
   const certificate = options.certificate ?? (await createTestCertificate(['127.0.0.1', 'localhost']));
   const requests: SeenRequest[] = [];
   const events: KycWebhookEvent[] = [];
   let failures = options.failFirst ? 1 : 0;
   const receiver = createWebhookReceiver({
     authKeys: [AUTH_KEY],
+    trustTraceContext: options.trustTraceContext === true,
     // The failures these tests cause on purpose are asserted, not logged.
     logger: {},
     onEvent: (event) => {

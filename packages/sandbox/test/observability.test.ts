@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KycClient } from '@kyc/client';
+import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import parsePrometheusTextFormat, { type PrometheusFamily } from 'parse-prometheus-text-format';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -31,7 +32,8 @@ interface Setup {
 /** A sandbox with the real SDK, a JSON logger, and a receiver that fails once. */
 async function setup(telemetry: SandboxTelemetry): Promise<Setup> {
   const dir = tempDir('kyc-sandbox-otel-');
-  const receiver = await startTestReceiver({ failFirst: true });
+  // The customer's receiver trusts the sandbox's traceparent: one trace from finish to its handler.
+  const receiver = await startTestReceiver({ failFirst: true, trustTraceContext: true });
   const logLines: string[] = [];
   const running = await startSandbox({
     dataDir: dir.path,
@@ -63,7 +65,7 @@ const sample = (f: PrometheusFamily | undefined, labels: Record<string, string>)
   f?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
 
 describe('the sandbox as an observable service', () => {
-  it('one trace from the finish request to the receiver, a Prometheus scrape over HTTP, JSON logs with trace ids', async () => {
+  it('one trace from the client call to the receiver, a Prometheus scrape over HTTP, JSON logs with trace ids', async () => {
     const spans = new InMemorySpanExporter();
     const telemetry = startTelemetry({ env: {}, spanProcessors: [new SimpleSpanProcessor({ exporter: spans })] });
     if (telemetry === undefined) throw new Error('telemetry should start');
@@ -102,6 +104,34 @@ describe('the sandbox as an observable service', () => {
       .map((r) => r.headers.get('traceparent'));
     expect(headers).toHaveLength(2);
     for (const header of headers) expect(header).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+    // The client's CLIENT span is the finish request's parent (the client sends traceparent)...
+    const call = finished.find(
+      (s) =>
+        s.kind === SpanKind.CLIENT &&
+        s.attributes['http.route'] === undefined &&
+        String(s.attributes['url.full']).endsWith('/session/finish'),
+    );
+    expect(call?.spanContext().traceId).toBe(traceId);
+    expect(finish?.parentSpanContext?.spanId).toBe(call?.spanContext().spanId);
+    // ...and the customer's receiver continued each attempt: its span is the attempt's child.
+    await eventually(() =>
+      spans.getFinishedSpans().filter((s) => s.name === 'kyc.webhook.receive').length === 2 ? true : undefined,
+    );
+    const receives = spans.getFinishedSpans().filter((s) => s.name === 'kyc.webhook.receive');
+    const byParent = new Map(attempts.map((a) => [a.spanContext().spanId, a.attributes['kyc.webhook.attempt']]));
+    expect(
+      receives
+        .map((r) => [byParent.get(r.parentSpanContext?.spanId ?? ''), r.attributes['kyc.webhook.outcome']])
+        .sort(),
+    ).toEqual([
+      [1, 'handler_error'],
+      [2, 'processed'],
+    ]);
+    for (const receive of receives) {
+      expect(receive.kind).toBe(SpanKind.SERVER);
+      expect(receive.spanContext().traceId).toBe(traceId);
+      expect(receive.attributes['kyc.session.id']).toBe(sessionId);
+    }
 
     // A real scrape over HTTP, parsed by a Prometheus text-format parser.
     const response = await fetch(`${running.url}/metrics`);
