@@ -47,7 +47,7 @@ describe('the context handed to onEvent', () => {
     const response = await receiver.handle(request({ [HEADERS.webhookId]: 'evt_ctx_2' }));
     expect(response.status).toBe(503);
     expect(signal?.aborted).toBe(true);
-    expect(String((signal?.reason as Error).message)).toContain('503');
+    expect(String(signal?.reason)).toContain('503');
     await handlerEnded;
   });
 });
