@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
+import { listDeliveriesSql, type PortalListQuery, type PortalState } from './list-deliveries-sql.js';
 import { PORTAL_SCHEMA_SQL } from './portal-schema.js';
 
-/** Where a delivery is, as the portal lists it: the engine's states plus the two before it. */
-export type PortalState = 'queued' | 'not_sent' | 'pending' | 'delivered' | 'failed';
+export type { PortalListQuery, PortalState } from './list-deliveries-sql.js';
 
 /** A delivery as the portal's projection holds it (no secret: only the Auth Key's last four characters). */
 export interface PortalDeliveryRow {
@@ -33,20 +33,6 @@ export interface PortalAttemptRow {
   readonly status: number | undefined;
   readonly latencyMs: number;
   readonly error: string | undefined;
-}
-
-/** A page request: keyset on `(created_at, event_id)`, newest first. */
-export interface PortalListQuery {
-  readonly state?: PortalState;
-  /** A session id or short key, matched exactly. */
-  readonly session?: string;
-  readonly from?: number;
-  readonly to?: number;
-  /** Rows older than this position (the next page). */
-  readonly after?: { readonly createdAt: number; readonly eventId: string };
-  /** Rows newer than this position (the previous page). */
-  readonly before?: { readonly createdAt: number; readonly eventId: string };
-  readonly limit: number;
 }
 
 /** An audit-log entry of an integrator's action, keyed by the click that asked for it. */
@@ -227,31 +213,8 @@ export class PortalStore {
 
   /** One page, newest first; `limit + 1` rows are read so the caller knows whether another page exists. */
   list(companyId: number, query: PortalListQuery): { rows: PortalDeliveryRow[]; more: boolean } {
-    const where = ['company_id = ?'];
-    const args: (string | number)[] = [companyId];
-    const add = (clause: string, ...values: (string | number)[]) => {
-      where.push(clause);
-      args.push(...values);
-    };
-    if (query.state) add('state = ?', query.state);
-    if (query.session) add('(session_id = ? OR short_key = ?)', query.session, query.session);
-    if (query.from !== undefined) add('created_at >= ?', query.from);
-    if (query.to !== undefined) add('created_at < ?', query.to);
-    const backwards = query.before !== undefined;
-    const position = query.before ?? query.after;
-    if (position) {
-      add(
-        backwards ? '(created_at, event_id) > (?, ?)' : '(created_at, event_id) < (?, ?)',
-        position.createdAt,
-        position.eventId,
-      );
-    }
-    const order = backwards ? 'created_at ASC, event_id ASC' : 'created_at DESC, event_id DESC';
-    const rows = (
-      this.#db
-        .prepare(`SELECT * FROM portal_deliveries WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ?`)
-        .all(...args, query.limit + 1) as Row[]
-    ).map(toDelivery);
+    const { sql, args, backwards } = listDeliveriesSql(companyId, query);
+    const rows = (this.#db.prepare(sql).all(...args) as Row[]).map(toDelivery);
     const more = rows.length > query.limit;
     const page = rows.slice(0, query.limit);
     return { rows: backwards ? page.reverse() : page, more };
