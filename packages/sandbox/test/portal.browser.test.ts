@@ -25,6 +25,9 @@ let hostileStatus = 500;
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
 let page: Page;
 const bob = basicAuth('bob', PASSWORD);
+/** Every log line of the sandbox and every page, fragment and script the browser loaded from it. */
+const logs: string[] = [];
+const loaded: Promise<string>[] = [];
 
 async function finishSession(as?: string): Promise<{ id: string; shortKey: string }> {
   const auth = as ? { authorization: as } : {};
@@ -59,12 +62,20 @@ describe.skipIf(!(await chromiumAvailable()))('webhook portal in Chromium', { ti
       host: '127.0.0.1',
       tls: certificate,
     });
-    sandbox = await startTestSandbox({ ca: certificate.cert });
+    sandbox = await startTestSandbox({
+      ca: certificate.cert,
+      logger: { info: (m) => logs.push(m), warn: (m) => logs.push(m), error: (m) => logs.push(m) },
+    });
     await sandbox.running.sandbox.addUser('bob', PASSWORD, { company: 'Other Company' });
     await useUrl(healthy.url);
     browser = await launchBrowser();
     await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: sandbox.url });
     page = browser.page;
+    page.on('response', (response) => {
+      const type = response.headers()['content-type'] ?? '';
+      if (!response.url().startsWith(sandbox.url) || !/html|json|javascript/.test(type)) return;
+      loaded.push(response.text().catch(() => ''));
+    });
   });
   afterAll(async () => {
     await browser?.close();
@@ -168,6 +179,24 @@ describe.skipIf(!(await chromiumAvailable()))('webhook portal in Chromium', { ti
     await expect(page.locator('tr.attempt pre').first().textContent()).resolves.toBe(XSS);
     expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
     await expect(page.locator('img[src="x"]').count()).resolves.toBe(0);
+    await expectAccessible(page);
+    await screenshots(page, 'portal-04b-test-delivery-hostile-answer');
+  });
+
+  it('shows hostile filter values from a shared URL as text, and a bad one as a 400 naming the parameter', async () => {
+    const hostile = '"><img src=x onerror="window.__xss=3"><script>window.__xss=4</script>';
+    await page.goto(`${sandbox.url}/dashboard/deliveries?session=${encodeURIComponent(hostile)}`);
+    await expect(page.getByLabel('Session').inputValue()).resolves.toBe(hostile);
+    await expect(page.getByText('No deliveries match these filters.').isVisible()).resolves.toBe(true);
+    const bad = await page.goto(`${sandbox.url}/dashboard/deliveries?from=${encodeURIComponent(hostile)}`);
+    expect(bad?.status()).toBe(400);
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/from/);
+    const forgedCursor = await page.goto(`${sandbox.url}/dashboard/deliveries?after=${encodeURIComponent(hostile)}`);
+    expect(forgedCursor?.status()).toBe(400);
+    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    await expect(page.locator('img[src="x"]').count()).resolves.toBe(0);
+    await expectAccessible(page);
+    await screenshots(page, 'portal-04c-bad-filter');
   });
 
   it('replays failed deliveries after confirmation, and says how many it queued', async () => {
@@ -206,6 +235,8 @@ describe.skipIf(!(await chromiumAvailable()))('webhook portal in Chromium', { ti
     await expect(row.textContent()).resolves.toContain('Delivered');
     expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
     await expect(page.locator('#live-status').textContent()).resolves.toMatch(/^Updated/);
+    await expectAccessible(page);
+    await screenshots(page, 'portal-06b-live-update');
   });
 
   it('shows endpoint health as an SVG chart and a table, success rate, latency and the last error', async () => {
@@ -239,6 +270,13 @@ describe.skipIf(!(await chromiumAvailable()))('webhook portal in Chromium', { ti
     await screenshots(page, 'portal-08-other-company');
     const foreign = await page.goto(`${sandbox.url}/dashboard/deliveries/${mine}`);
     expect(foreign?.status()).toBe(404);
+    await expectAccessible(page);
+    // Bob's replay sees none of alice's failed deliveries.
+    const since = new Date(Date.now() - 3_600_000).toISOString().slice(0, 16);
+    await page.goto(`${sandbox.url}/dashboard/deliveries`);
+    await page.getByLabel('Failed since (UTC)').fill(since);
+    await page.getByRole('button', { name: 'Replay failed' }).click();
+    await expect(page.getByText('Replay 0 failed deliveries').count()).resolves.toBe(1);
   });
 
   it('refuses state changes without the CSRF token', async () => {
@@ -252,5 +290,12 @@ describe.skipIf(!(await chromiumAvailable()))('webhook portal in Chromium', { ti
       headers: { Origin: 'https://evil.example' },
     });
     expect(crossSite.status()).toBe(403);
+  });
+
+  it('never put the full Auth Key in a page, a fragment, a script or a log line', async () => {
+    const texts = await Promise.all(loaded);
+    expect(texts.filter((text) => text.includes('<h1>')).length).toBeGreaterThan(20);
+    expect(texts.some((text) => text.includes(`••••${AUTH_KEY.slice(-4)}`))).toBe(true);
+    for (const text of [...texts, ...logs]) expect(text).not.toContain(AUTH_KEY);
   });
 });
