@@ -7,12 +7,8 @@
  */
 export { DeliveryEngineError, type DeliveryEngineErrorCode } from './delivery-engine-error.js';
 export { type Clock, systemClock } from './engine/clock.js';
-export {
-  createDeliveryEngine,
-  type DeliveryEngine,
-  type EnqueueResult,
-  type StopOptions,
-} from './engine/create-delivery-engine.js';
+export { createDeliveryEngine } from './engine/create-delivery-engine.js';
+export type { DeliveryEngine, EnqueueResult, LoopHealth, StopOptions } from './engine/delivery-engine.js';
 export { REDACTED } from './engine/headers.js';
 export { createManualClock, type ManualClock } from './engine/manual-clock.js';
 export {

@@ -172,7 +172,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   let started = false;
   const readiness = () =>
     checkReadiness({
-      started: () => started && !closed,
+      // The sandbox's own start() (relay, portal) must also have run; the engine says the rest.
+      loop: () => (started && !closed ? engine.loopHealth() : { running: false, busyMs: 0 }),
       sandboxStore: () => store.userCount(),
       // Runs the engine's migrations if they are not applied yet, then reads: both must work.
       deliveryStore: () => engine.getDelivery('readyz-probe'),

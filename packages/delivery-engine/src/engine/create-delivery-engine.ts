@@ -1,52 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { DeliveryEngineError } from '../delivery-engine-error.js';
-import type { DeliveryFilter, DeliveryRecord, DeliverySummary, InsertOptions } from '../store/store.js';
 import { createEngineTelemetry, type EngineTelemetry, NOOP_TELEMETRY } from '../telemetry/engine-telemetry.js';
 import { loadOpenTelemetryApi } from '../telemetry/load-api.js';
 import { checkFilter, checkGrace, checkId, showId } from './check-input.js';
 import { type Clock, systemClock } from './clock.js';
+import type { DeliveryEngine } from './delivery-engine.js';
 import { createEndpointLimiter } from './endpoint-limiter.js';
 import { type DeliveryEngineOptions, resolveOptions } from './options.js';
-import { prepareEvent, type WebhookEvent } from './prepare-event.js';
+import { prepareEvent } from './prepare-event.js';
 import { type AttemptContext, describe, runAttempt } from './run-attempt.js';
 import { createSender } from './sender.js';
 import { createUrlCheck } from './url-check.js';
 import { createWakeup } from './wakeup.js';
-
-/** What `enqueue` resolves with once the event is stored. */
-export interface EnqueueResult {
-  /** The event id (Webhook-Id header). */
-  readonly id: string;
-  /** `false` when an event with this id was already stored: enqueue is idempotent per event id. */
-  readonly created: boolean;
-}
-
-/** Options of `stop()`. */
-export interface StopOptions {
-  /** How long to let attempts in flight finish before aborting and releasing them (default: the deadline). */
-  readonly graceMs?: number;
-}
-
-/** A running (or stopped) delivery engine. */
-export interface DeliveryEngine<Transaction = never> {
-  /**
-   * Stores an event for delivery and resolves once it is durable, or once it is written in
-   * `options.transaction` (Postgres: the caller's `pg` client inside `BEGIN`, so the business
-   * change and the webhook commit together). Throws {@link DeliveryEngineError} on bad input.
-   */
-  enqueue(event: WebhookEvent, options?: InsertOptions<Transaction>): Promise<EnqueueResult>;
-  /** Starts the delivery loop (idempotent). Enqueue works before `start()`: nothing is sent until then. */
-  start(): Promise<void>;
-  /** Stops claiming; waits for attempts in flight, aborts and releases what is left after `graceMs`. */
-  stop(options?: StopOptions): Promise<void>;
-  /** A delivery with its state, every attempt and every redelivery; `undefined` if unknown. */
-  getDelivery(id: string): Promise<DeliveryRecord | undefined>;
-  /** Deliveries newest first, filtered by state, URL and creation time. */
-  listDeliveries(filter?: DeliveryFilter): Promise<DeliverySummary[]>;
-  /** Starts a new round of attempts now, with the same Webhook-Id header, for a delivered or failed delivery. */
-  redeliver(id: string): Promise<void>;
-}
 
 /**
  * Creates the engine that stores, sends, retries and logs webhooks. Nothing is kept in memory
@@ -91,6 +57,8 @@ export function createDeliveryEngine<Transaction = never>(
   let migrated: Promise<void> | undefined;
   let starting: Promise<void> | undefined;
   let stopping: Promise<void> | undefined;
+  /** `performance.now()` when the loop's current pass began; undefined while it waits. */
+  let passStartedAt: number | undefined;
 
   const ready = () => {
     migrated ??= store.migrate().catch((error: unknown) => {
@@ -171,6 +139,8 @@ export function createDeliveryEngine<Transaction = never>(
       const due = await store.nextDueAt(limiter.saturated());
       if (due !== undefined) sleepMs = Math.min(sleepMs, due - clock.now());
     }
+    // From here on the loop waits (for work, a wake-up or a retry of a racing claim): not busy.
+    passStartedAt = undefined;
     if (sleepMs <= 0) {
       // Due but not claimable right now (another worker's claim is committing): yield briefly
       // on the real clock instead of spinning on the store.
@@ -188,11 +158,14 @@ export function createDeliveryEngine<Transaction = never>(
       // their slots together, and one claim then fills them all.
       await new Promise((resolve) => setImmediate(resolve));
       wakeup.reset();
+      passStartedAt = performance.now();
       try {
         if (await fill()) continue;
         if (!running) break;
         await idle();
       } catch (error) {
+        // The failure is the store's, and readiness probes read the store on their own.
+        passStartedAt = undefined;
         logger?.error?.('delivery loop: store call failed; retrying after the poll interval', {
           error: describe(error),
         });
@@ -201,6 +174,7 @@ export function createDeliveryEngine<Transaction = never>(
         pause.abort();
       }
     }
+    passStartedAt = undefined;
   }
 
   return {
@@ -302,6 +276,11 @@ export function createDeliveryEngine<Transaction = never>(
       const checked = checkFilter(filter);
       await ready();
       return store.list(checked);
+    },
+
+    loopHealth() {
+      const busyMs = passStartedAt === undefined ? 0 : Math.round(performance.now() - passStartedAt);
+      return { running, busyMs };
     },
 
     async redeliver(id) {

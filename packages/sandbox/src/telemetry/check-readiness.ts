@@ -1,7 +1,13 @@
+import type { LoopHealth } from '@kyc/delivery-engine';
 import type { Readiness } from './ops-routes.js';
 
 /** How long a store may take to answer a readiness probe before it counts as failing. */
 const PROBE_TIMEOUT_MS = 2000;
+/**
+ * How long one pass of the delivery loop (a claim, a next-due read) may take before the loop
+ * counts as stuck. A pass takes milliseconds; a minute is a hung store call, not a slow one.
+ */
+export const LOOP_STALL_MS = 60_000;
 
 async function probe(check: () => unknown): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
@@ -23,28 +29,33 @@ async function probe(check: () => unknown): Promise<boolean> {
 }
 
 /**
- * Ready means: the delivery loop was started and not stopped, the sandbox database answers,
- * and the delivery store answers with its migrations applied. The reason names the first
- * failing check, never an error message (which could name a file path or a query).
+ * Ready means: the delivery loop was started, not stopped, and is not stuck in one store call
+ * for {@link LOOP_STALL_MS}; the sandbox database answers; the delivery store answers with its
+ * migrations applied. The reason names the first failing check, never an error message (which
+ * could name a file path or a query).
  */
 export async function checkReadiness(checks: {
-  readonly started: () => boolean;
+  readonly loop: () => LoopHealth;
   readonly sandboxStore: () => unknown;
   readonly deliveryStore: () => unknown;
 }): Promise<Readiness> {
   const [sandboxStore, deliveryStore] = await Promise.all([probe(checks.sandboxStore), probe(checks.deliveryStore)]);
-  const loop = checks.started();
+  const health = checks.loop();
+  const stuck = health.running && health.busyMs >= LOOP_STALL_MS;
+  const loop = health.running && !stuck;
   const results = {
     delivery_loop: loop ? 'ok' : 'failing',
     sandbox_store: sandboxStore ? 'ok' : 'failing',
     delivery_store: deliveryStore ? 'ok' : 'failing',
   } as const;
-  const reason = !loop
+  const reason = !health.running
     ? 'the delivery loop is not running'
-    : !deliveryStore
-      ? 'the delivery store does not answer'
-      : !sandboxStore
-        ? 'the sandbox database does not answer'
-        : undefined;
+    : stuck
+      ? `the delivery loop has waited ${Math.round(health.busyMs / 1000)} s on one store call`
+      : !deliveryStore
+        ? 'the delivery store does not answer'
+        : !sandboxStore
+          ? 'the sandbox database does not answer'
+          : undefined;
   return reason === undefined ? { ready: true, checks: results } : { ready: false, reason, checks: results };
 }
