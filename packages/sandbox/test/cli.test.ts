@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestCertificate } from '@kyc/test-support';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSandbox, SANDBOX_API } from '../src/index.js';
 import { listen } from '../src/server/listen.js';
@@ -74,6 +75,42 @@ describe('kyc-sandbox start: clear errors', () => {
     expect(code).toBe(0);
     expect(stdout).toMatch(/SIGTERM: shutting down/);
     expect(stdout).toMatch(/stopped/);
+  });
+});
+
+describe('kyc-sandbox start --log-format json', () => {
+  it('writes only JSON lines, and serves the probes and a Prometheus scrape', async () => {
+    const run = spawnCli([
+      'start',
+      '--port',
+      '0',
+      '--data-dir',
+      join(dir.path, 'json'),
+      '--allow-loopback-targets',
+      '--log-format',
+      'json',
+    ]);
+    const [, url] = await run.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    const scrape = await fetch(`${url}/metrics`);
+    expect(scrape.status).toBe(200);
+    const families = parsePrometheusTextFormat(await scrape.text());
+    expect(families.find((f) => f.name === 'kyc_webhook_queue_depth')?.type).toBe('GAUGE');
+    run.child.kill('SIGTERM');
+    const { code, stdout, stderr } = await run.result();
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
+    const lines = stdout.split('\n').filter((line) => line !== '');
+    const events = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    for (const event of events) expect(event).toMatchObject({ time: expect.any(String), level: expect.any(String) });
+    expect(events.map((e) => [e.level, String(e.msg).split(':')[0]])).toEqual([
+      ['warn', '!!! --allow-loopback-targets'],
+      ['info', `KYC sandbox listening on http`],
+      ['info', 'SIGTERM'],
+      ['info', 'stopped'],
+    ]);
+    expect(events[1]).toMatchObject({ event: 'sandbox.lifecycle', url, users: 0 });
   });
 });
 

@@ -65,21 +65,26 @@ export async function startCommand(args: string[], io: CliIo): Promise<void> {
   const timeScale = integerFlag('time-scale', values['time-scale'], 1, 1, 600);
   const dataDir = values['data-dir'] ?? DEFAULT_DATA_DIR;
   const allowLoopbackTargets = values['allow-loopback-targets'] === true;
+  const json = logFormat === 'json';
+  const logger = json
+    ? jsonLogger((line) => io.out(line))
+    : {
+        info: (m: string) => io.out(`${new Date().toISOString()} ${m}\n`),
+        warn: (m: string) => io.err(`warn: ${m}\n`),
+        error: (m: string) => io.err(`error: ${m}\n`),
+      };
+  // The CLI's own lines: plain text for a person, or one JSON event each, so that with
+  // --log-format json every line the process writes parses (a log shipper drops the rest).
+  const notice = (text: string, fields: Readonly<Record<string, unknown>> = {}) =>
+    json ? logger.info?.(text, { event: 'sandbox.lifecycle', ...fields }) : io.out(`${text}\n`);
+  const caution = (text: string) => (json ? logger.warn?.(text, { event: 'sandbox.lifecycle' }) : io.err(`${text}\n`));
   if (allowLoopbackTargets) {
-    io.err(
-      '!!! --allow-loopback-targets: webhooks may be sent to 127.0.0.0/8 and ::1. Never use this outside local testing.\n',
+    caution(
+      '!!! --allow-loopback-targets: webhooks may be sent to 127.0.0.0/8 and ::1. Never use this outside local testing.',
     );
   }
   if (timeScale !== 1)
-    io.err(`!!! --time-scale ${timeScale}: retries come ${timeScale}× sooner than the protocol's schedule.\n`);
-  const logger =
-    logFormat === 'json'
-      ? jsonLogger((line) => io.out(line))
-      : {
-          info: (m: string) => io.out(`${new Date().toISOString()} ${m}\n`),
-          warn: (m: string) => io.err(`warn: ${m}\n`),
-          error: (m: string) => io.err(`error: ${m}\n`),
-        };
+    caution(`!!! --time-scale ${timeScale}: retries come ${timeScale}× sooner than the protocol's schedule.`);
   const telemetry = startTelemetry({ warn: (m) => logger.warn?.(m) });
   const running = await startSandbox({
     port,
@@ -95,38 +100,55 @@ export async function startCommand(args: string[], io: CliIo): Promise<void> {
     await telemetry?.shutdown();
     throw error;
   });
-  io.out(
-    `KYC sandbox listening on ${running.url}\n  dashboard:   ${running.url}/login\n  service API: ${running.url}${API_BASE_PATH}\n  data folder: ${dataDir}\n`,
-  );
-  io.out(
-    telemetry === undefined
-      ? '  telemetry:   off (OTEL_SDK_DISABLED=true)\n'
-      : `  probes:      ${running.url}/healthz ${running.url}/readyz\n  metrics:     ${telemetry.exporters.metrics.join(', ')}; traces: ${telemetry.exporters.traces.join(', ') || 'not exported (set OTEL_EXPORTER_OTLP_ENDPOINT)'}\n`,
-  );
-  if (running.sandbox.userCount() === 0) {
-    io.out(`  no users yet: kyc-sandbox user add <name> --data-dir ${dataDir}\n`);
+  const { url } = running;
+  const exporters = telemetry?.exporters;
+  const traces = exporters?.traces.join(', ') || 'not exported (set OTEL_EXPORTER_OTLP_ENDPOINT)';
+  const banner = [
+    `KYC sandbox listening on ${url}`,
+    `  dashboard:   ${url}/login`,
+    `  service API: ${url}${API_BASE_PATH}`,
+    `  data folder: ${dataDir}`,
+    ...(exporters === undefined
+      ? ['  telemetry:   off (OTEL_SDK_DISABLED=true)']
+      : [
+          `  probes:      ${url}/healthz ${url}/readyz`,
+          `  metrics:     ${exporters.metrics.join(', ')}; traces: ${traces}`,
+        ]),
+    ...(running.sandbox.userCount() === 0 ? [`  no users yet: kyc-sandbox user add <name> --data-dir ${dataDir}`] : []),
+  ];
+  if (json) {
+    notice(banner[0] ?? '', {
+      url,
+      dataDir,
+      telemetry: exporters === undefined ? 'off' : { metrics: exporters.metrics, traces: exporters.traces },
+      users: running.sandbox.userCount(),
+    });
+  } else {
+    io.out(`${banner.join('\n')}\n`);
   }
   await new Promise<void>((resolve) => {
     let stopping = false;
     const stop = (signal: string) => {
       if (stopping) {
-        io.err(`${signal} again: exiting now\n`);
+        caution(`${signal} again: exiting now`);
         process.exit(1);
       }
       stopping = true;
-      io.out(`${signal}: shutting down (letting deliveries in flight finish)\n`);
+      notice(`${signal}: shutting down (letting deliveries in flight finish)`, { signal });
       void running
         .close()
         .then(() => telemetry?.shutdown())
         .then(resolve, (error: unknown) => {
-          io.err(`error during shutdown: ${(error as Error).message}\n`);
+          if (json)
+            logger.error?.(`error during shutdown: ${(error as Error).message}`, { event: 'sandbox.lifecycle' });
+          else io.err(`error during shutdown: ${(error as Error).message}\n`);
           resolve();
         });
     };
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
-  io.out('stopped\n');
+  notice('stopped');
 }
 
 /** A password typed at a terminal (not echoed), or the first line of piped stdin. */
