@@ -5,11 +5,14 @@ import { pathToFileURL } from 'node:url';
 import { KycClient } from '@kyc/client';
 import { VERIFICATION_STATUSES, type VerificationStatus } from '@kyc/contracts';
 import { generateAuthKey } from '@kyc/delivery-engine';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { startDemoSandbox } from './demo/demo-sandbox.js';
 import { startExampleReceiver } from './demo/example-receiver.js';
 import { createTimeline } from './demo/timeline.js';
+import { traceTree } from './demo/trace-tree.js';
 import { PAYLOAD_SHAPES } from './domain/enum-values.js';
 import { selfSignedCertificate } from './server/certificate.js';
+import { startTelemetry } from './telemetry/start-telemetry.js';
 
 /** The schedule runs 60× faster in the demo: the first retry comes 1 s after a failure instead of 1 min. */
 const DEMO_TIME_SCALE = 60;
@@ -53,7 +56,20 @@ export async function runDemo(write: (line: string) => void = printLine): Promis
     },
   });
   timeline.add('receiver', `example receiver (@kyc/webhook-receiver) listening on ${receiver.url}`);
-  const sandbox = await startDemoSandbox({ dataDir, timeScale: DEMO_TIME_SCALE, trustedCa: tls.cert, timeline });
+  // The SDK the sandbox ships with, for this process: spans are kept in memory to draw one trace
+  // at the end, and also go wherever OTEL_* say (a local Jaeger shows the same trace).
+  const spans = new InMemorySpanExporter();
+  const telemetry = startTelemetry({
+    spanProcessors: [new SimpleSpanProcessor({ exporter: spans })],
+    warn: (message) => timeline.add('demo', `telemetry: ${message}`),
+  });
+  const sandbox = await startDemoSandbox({
+    dataDir,
+    timeScale: DEMO_TIME_SCALE,
+    trustedCa: tls.cert,
+    timeline,
+    telemetry,
+  });
   const deadline = AbortSignal.timeout(DEMO_DEADLINE_MS);
   try {
     await sandbox.configure(receiver.url, authKey);
@@ -88,6 +104,12 @@ export async function runDemo(write: (line: string) => void = printLine): Promis
       `delivery of the ${failStatus} session: ${retried.attempts.map((a) => `#${a.attempt} ${a.outcome}${a.status ? ` ${a.status}` : ''}`).join(', ')}`,
     );
     if (retried.attempts.length < 2) problems.push('the failed delivery was not retried');
+    if (telemetry !== undefined) {
+      const tree = traceTree(spans.getFinishedSpans(), sessionIds.get(failStatus) ?? '');
+      timeline.add('trace', `the ${failStatus} session, from finishSession to the receiver's handler, as one trace:`);
+      for (const line of tree.lines) timeline.add('trace', line);
+      problems.push(...tree.problems);
+    }
     if (firstId) {
       const first = await sandbox.delivery(firstId);
       await sandbox.redeliver(first.eventId);
@@ -105,6 +127,7 @@ export async function runDemo(write: (line: string) => void = printLine): Promis
   } finally {
     await sandbox.close();
     await receiver.close();
+    await telemetry?.shutdown();
     rmSync(dataDir, { recursive: true, force: true });
   }
   timeline.add('demo', problems.length === 0 ? 'done: every expectation held' : `FAILED: ${problems.join('; ')}`);

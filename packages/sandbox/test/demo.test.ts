@@ -66,6 +66,21 @@ describe('pnpm demo', () => {
       expect(output).toContain(`will end ${status}`);
       expect(output).toMatch(new RegExp(`handler ran for sess_\\w+: .*${status} → `));
     }
+    // One trace from the client's call to the customer's handler, drawn as a tree: its lines in
+    // this order (the demo itself checks each span's ancestry and reports a broken chain).
+    expect(output).toMatch(
+      new RegExp(
+        [
+          '└─ POST http://127\\.0\\.0\\.1:\\d+/api/v1/kyc/session/finish \\(@kyc/client\\) HTTP 200',
+          '└─ POST /api/v1/kyc/session/finish \\(@hono/otel\\) HTTP 200',
+          '└─ kyc\\.webhook\\.enqueue \\(@kyc/delivery-engine\\)',
+          '└─ POST https://127\\.0\\.0\\.1:\\d+/kyc/webhook \\(@kyc/delivery-engine\\) attempt #1, HTTP 500',
+          '└─ kyc\\.webhook\\.receive \\(@kyc/webhook-receiver\\) HTTP 500, handler_error',
+          '└─ POST https://127\\.0\\.0\\.1:\\d+/kyc/webhook \\(@kyc/delivery-engine\\) attempt #2, HTTP 200',
+          '└─ kyc\\.webhook\\.receive \\(@kyc/webhook-receiver\\) HTTP 200, processed',
+        ].join('[^\\n]*\\n[^└]*'),
+      ),
+    );
     expect(output).toMatch(/done: every expectation held/);
     expect(code, output).toBe(0);
     expect(contacted, 'connections or lookups outside loopback').toBe('');

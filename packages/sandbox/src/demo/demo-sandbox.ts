@@ -4,6 +4,7 @@ import type { DeliveryView } from '../api/delivery-view.js';
 import { SANDBOX_API } from '../api/sandbox-routes.js';
 import type { PayloadShape } from '../domain/enum-values.js';
 import { startSandbox } from '../start-sandbox.js';
+import type { SandboxTelemetry } from '../telemetry/start-telemetry.js';
 import type { Timeline } from './timeline.js';
 
 const POLL_MS = 100;
@@ -14,8 +15,10 @@ export async function startDemoSandbox(options: {
   timeScale: number;
   trustedCa: string;
   timeline: Timeline;
+  telemetry: SandboxTelemetry | undefined;
 }) {
   const running = await startSandbox({
+    ...(options.telemetry && { telemetry: options.telemetry }),
     dataDir: options.dataDir,
     timeScale: options.timeScale,
     allowLoopbackTargets: true,

@@ -1,6 +1,6 @@
 /** A readable, time-stamped log of what the demo saw, printed as it happens. */
 export interface Timeline {
-  add(actor: 'demo' | 'sandbox' | 'client' | 'receiver' | 'engine', text: string): void;
+  add(actor: 'demo' | 'sandbox' | 'client' | 'receiver' | 'engine' | 'trace', text: string): void;
   readonly lines: readonly string[];
 }
 
