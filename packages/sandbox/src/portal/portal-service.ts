@@ -7,116 +7,35 @@ import {
   WEBHOOK_USER_AGENT,
 } from '@kyc/contracts';
 import { type DeliveryEngine, DeliveryEngineError, type DeliveryRecord, type ScaledClock } from '@kyc/delivery-engine';
-import { type Diagnosis, diagnoseAttempt } from '../check/diagnose-attempt.js';
+import { diagnoseAttempt } from '../check/diagnose-attempt.js';
 import { STATE } from '../domain/enum-values.js';
 import { resolveOutcome } from '../domain/outcome.js';
 import { buildWebhookBody } from '../domain/webhook-body.js';
 import type { SandboxStore } from '../store/sandbox-store.js';
-import { type AttemptHealth, computeHealth, failureView, type HealthFailure } from './compute-health.js';
 import { type DeliveryFilterView, encodeCursor, PAGE_SIZE } from './delivery-query.js';
+import { endpointHealth } from './endpoint-health.js';
 import { authKeyHint, type PortalAction, type PortalDeliveryRow, type PortalListQuery } from './portal-store.js';
+import {
+  type ActionResult,
+  type Actor,
+  type AttemptDetail,
+  type DeliveryDetail,
+  type DeliveryListItem,
+  type DeliveryPage,
+  type EndpointHealth,
+  PortalActionError,
+} from './portal-views.js';
 
-/** Who is acting: the logged-in (or Basic-authenticated) user and their company. */
-export interface Actor {
-  readonly companyId: number;
-  readonly userId: number;
-  readonly username: string;
-}
-
-/** A row of the delivery log. */
-export interface DeliveryListItem {
-  readonly eventId: string;
-  readonly sessionId: string;
-  readonly shortKey: string;
-  readonly test: boolean;
-  /** `queued`, `not_sent`, `pending` (shown as Retrying), `delivered` or `failed`. */
-  readonly state: string;
-  readonly attempts: number;
-  readonly lastOutcome: string | null;
-  readonly lastStatus: number | null;
-  readonly createdAt: string;
-  readonly nextAttemptAt: string | null;
-  readonly note: string | null;
-}
-
-/** One page of the delivery log with the cursors of its neighbours. */
-export interface DeliveryPage {
-  readonly deliveries: readonly DeliveryListItem[];
-  readonly filter: DeliveryFilterView;
-  readonly pageSize: number;
-  readonly nextCursor: string | null;
-  readonly prevCursor: string | null;
-}
-
-/** One attempt in the inspector. */
-export interface AttemptDetail {
-  readonly attempt: number;
-  readonly round: number;
-  readonly at: string;
-  readonly outcome: string;
-  readonly status: number | null;
-  readonly latencyMs: number;
-  readonly dialedAddress: string | null;
-  readonly responseSnippet: string | null;
-  readonly error: string | null;
-  readonly diagnosis: Diagnosis | null;
-}
-
-/** Everything the delivery page shows. The Auth Key appears only as `Bearer ••••` and its last four characters. */
-export interface DeliveryDetail extends DeliveryListItem {
-  readonly request: {
-    readonly method: 'POST';
-    readonly url: string | null;
-    readonly headers: readonly { readonly name: string; readonly value: string }[];
-    /** The body pretty-printed (it is sent compact, byte for byte as stored). */
-    readonly body: string;
-    readonly bodyBytes: number;
-  };
-  readonly attemptLog: readonly AttemptDetail[];
-  readonly redeliveries: readonly { readonly round: number; readonly requestedAt: string }[];
-  readonly actions: readonly { readonly action: string; readonly username: string; readonly at: string }[];
-  readonly canRedeliver: boolean;
-}
-
-/** The health page: attempts over 24 h, the retry queue, and the endpoint's configuration. */
-export interface EndpointHealth extends AttemptHealth {
-  readonly endpoint: { readonly url: string | null; readonly hasAuthKey: boolean };
-  readonly lastError: HealthFailure | null;
-  readonly lastFailures: readonly HealthFailure[];
-  readonly retries: {
-    /** Pending deliveries by the number of attempts they already had (`"0"`: waiting for the first). */
-    readonly waiting: Readonly<Record<string, number>>;
-    readonly pending: number;
-    readonly nextAttemptAt: string | null;
-    readonly schedule: string;
-  };
-  readonly circuit: { readonly state: 'none'; readonly message: string };
-}
-
-/** The result of a redeliver, replay or test-event click, the same for every repeat of that click. */
-export type ActionResult =
-  | { readonly action: 'redeliver'; readonly eventId: string; readonly outcome: 'queued' | 'in_progress' }
-  | { readonly action: 'replay_failed'; readonly since: string; readonly queued: number; readonly skipped: number }
-  | {
-      readonly action: 'test_event';
-      readonly eventId: string;
-      readonly sessionId: string;
-      readonly shape: string;
-      readonly outcome: 'answered' | 'not_sent' | 'no_answer_yet';
-      readonly attempt: AttemptDetail | null;
-      readonly problem: string | null;
-    };
-
-/** Why an action could not run; the routes map each to a status. */
-export class PortalActionError extends Error {
-  override readonly name = 'PortalActionError';
-  constructor(
-    readonly code: 'not_found' | 'busy' | 'key_reused' | 'no_webhook_url',
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export {
+  type ActionResult,
+  type Actor,
+  type AttemptDetail,
+  type DeliveryDetail,
+  type DeliveryListItem,
+  type DeliveryPage,
+  type EndpointHealth,
+  PortalActionError,
+} from './portal-views.js';
 
 const MASK = '••••';
 const MAX_REPLAY = 10_000;
@@ -425,32 +344,6 @@ export class PortalService {
   }
 
   health(actor: Actor, now = Date.now()): EndpointHealth {
-    const company = this.store.getCompany(actor.companyId);
-    const attempts = computeHealth(this.store.portal.attemptsSince(actor.companyId, now - 25 * 3_600_000), now);
-    const failures = this.store.portal.lastFailures(actor.companyId, 5).map(failureView);
-    const retry = this.store.portal.retryState(actor.companyId);
-    const waiting: Record<string, number> = {};
-    let pending = 0;
-    for (const [made, count] of Object.entries(retry.byAttempts)) {
-      waiting[made] = count;
-      pending += count;
-    }
-    return {
-      ...attempts,
-      endpoint: { url: company?.webhookUrl ?? null, hasAuthKey: company?.authKey !== undefined },
-      lastError: failures[0] ?? null,
-      lastFailures: failures,
-      retries: {
-        waiting,
-        pending,
-        nextAttemptAt: iso(retry.nextAttemptAt),
-        schedule: 'Attempt 1 at once, then 1 min, 5 min and 15 min after each failure; failed after the fourth.',
-      },
-      circuit: {
-        state: 'none',
-        message:
-          'The engine has no circuit breaker and never disables an endpoint: every delivery gets its four attempts, and a dead endpoint only holds its own concurrency slots.',
-      },
-    };
+    return endpointHealth(this.store, actor.companyId, now);
   }
 }
