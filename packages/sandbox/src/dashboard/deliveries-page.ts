@@ -1,6 +1,6 @@
 import { html } from 'hono/html';
 import { STATUS_FILTERS } from '../portal/delivery-query.js';
-import type { DeliveryListItem, DeliveryPage } from '../portal/portal-service.js';
+import { type DeliveryListItem, type DeliveryPage, MAX_REPLAY } from '../portal/portal-service.js';
 import { csrfField, type Html } from './layout.js';
 import { clickField, stateBadge, timeOf } from './page-parts.js';
 
@@ -61,7 +61,11 @@ export function deliveriesPage(page: DeliveryPage, csrf: string, notice: string 
 
 /** The confirmation step of Replay failed: says how many it will queue, and asks. */
 export function replayConfirmPage(since: string, count: number, csrf: string): Html {
-  return html`<section><p>Replay <strong>${count}</strong> failed ${count === 1 ? 'delivery' : 'deliveries'} created since ${since.replace('T', ' ').slice(0, 19)} UTC? Each is queued once for a new round of attempts.</p>
+  return html`<section><p>Replay <strong>${count}</strong> failed ${count === 1 ? 'delivery' : 'deliveries'} created since ${since.replace('T', ' ').slice(0, 19)} UTC? Each is queued once for a new round of attempts.${
+    count > MAX_REPLAY
+      ? ` One click queues the oldest ${MAX_REPLAY.toLocaleString('en')}; replay again for the rest.`
+      : ''
+  }</p>
 <form method="post" action="/dashboard/deliveries/replay-failed/confirm">${csrfField(csrf)}${clickField()}
 <input type="hidden" name="since" value="${since}">
 <p><button type="submit">Confirm replay</button> <a href="/dashboard/deliveries">Cancel</a></p></form></section>`;

@@ -38,7 +38,8 @@ export {
 } from './portal-views.js';
 
 const MASK = '••••';
-const MAX_REPLAY = 10_000;
+/** The most failed deliveries one Replay failed click queues; the confirmation says so when there are more. */
+export const MAX_REPLAY = 10_000;
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 
 function listItem(row: PortalDeliveryRow): DeliveryListItem {
