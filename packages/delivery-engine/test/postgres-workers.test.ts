@@ -3,7 +3,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createDeliveryEngine } from '../src/index.js';
 import { postgresDeliveryStore } from '../src/postgres.js';
-import { bodyFor, pause } from './support/attempts.js';
+import { bodyFor } from './support/attempts.js';
 import { uniqueSchema } from './support/postgres-schema.js';
 import { startReceiver, TEST_HOST, testCertificate } from './support/receiver.js';
 import { spawnWorker } from './support/spawn-worker.js';
@@ -19,10 +19,24 @@ describe.skipIf(!(await postgresAvailable()))('three workers sharing one Postgre
   it('deliver every event once, except attempts in flight in the worker killed mid-run', {
     timeout: 120_000,
   }, async () => {
-    // Answers take 20–50 ms, so each busy worker always has requests waiting at the receiver.
-    const receiver = await startReceiver(() => ({ status: 200, delayMs: 20 + Math.floor(Math.random() * 30) }), {
-      hosts: [...SURVIVORS, VICTIM],
+    // Answers take 20–50 ms. Once armed, the receiver holds the victim's requests unanswered, so
+    // the kill always lands with attempts in flight, however the loaded machine schedules the
+    // workers (waiting for a share of the receipts alone once caught the victim idle).
+    let armed = false;
+    let victimHolds: () => void = () => undefined;
+    const victimHasRequestInFlight = new Promise<void>((resolve) => {
+      victimHolds = resolve;
     });
+    const receiver = await startReceiver(
+      (request) => {
+        if (armed && request.localAddress === VICTIM) {
+          victimHolds();
+          return 'hang';
+        }
+        return { status: 200, delayMs: 20 + Math.floor(Math.random() * 30) };
+      },
+      { hosts: [...SURVIVORS, VICTIM] },
+    );
     const url = `https://${TEST_HOST}:${receiver.port}/hook`;
     const schema = uniqueSchema('workers');
     const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 4 });
@@ -60,7 +74,8 @@ describe.skipIf(!(await postgresAvailable()))('three workers sharing one Postgre
         client.release();
       }
       await receiver.waitFor(EVENTS / 3);
-      await pause(Math.floor(Math.random() * 30));
+      armed = true;
+      await victimHasRequestInFlight;
       const [victim, ...survivors] = workers;
       victim?.child.kill('SIGKILL');
       const receivedAtKill = receiver.requests.length;
@@ -91,7 +106,7 @@ describe.skipIf(!(await postgresAvailable()))('three workers sharing one Postgre
         expect(victimSide.received).toBeGreaterThanOrEqual(victimSide.logged);
         interrupted += victimSide.received - victimSide.logged;
       }
-      // The kill landed while the victim had requests at the receiver, and each was sent again
+      // The kill landed while the victim had requests held at the receiver, and each was sent again
       // by a survivor once its lease ended. At most: those in flight plus those sent whose result
       // was still being written (a slot is freed before the write), 2 × its concurrency.
       expect(interrupted).toBeGreaterThanOrEqual(1);
