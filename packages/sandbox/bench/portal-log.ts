@@ -9,10 +9,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { benchHeader } from '../../delivery-engine/bench/bench-header.js';
 import { encodeCursor } from '../src/portal/delivery-query.js';
 import { listDeliveriesSql, type PortalListQuery } from '../src/portal/list-deliveries-sql.js';
 import { startSandbox } from '../src/start-sandbox.js';
+import { benchHeader } from './bench-header.js';
 import { seedDeliveries } from './seed-deliveries.js';
 
 const COUNT = Number(process.env.KYC_BENCH_DELIVERIES ?? 100_000);
