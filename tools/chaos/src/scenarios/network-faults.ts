@@ -85,6 +85,7 @@ export const networkFaults: Scenario = {
       // The deadline cases first, with the real 30 s deadline.
       const deadline = {
         silent: await enqueue('net-silent', `${direct}/silent`),
+        mute: await enqueue('net-mute-tcp', `https://${ns.farAddress}:${PORT + 1}/hook`),
         after29: await enqueue('net-after-29s', `${direct}/after/29000`),
         after31: await enqueue('net-after-31s', `${direct}/after/31000`),
         resetMidBody: await enqueue('net-reset-mid-body', `${direct}/reset-mid-body`),
@@ -171,6 +172,7 @@ export const networkFaults: Scenario = {
       }
       const first = async (id: string) => (await engine.getDelivery(id))?.attemptLog[0];
       const silent = await first(deadline.silent);
+      const mute = await first(deadline.mute);
       const after29 = await first(deadline.after29);
       const after31 = await first(deadline.after31);
       const resetMid = await first(deadline.resetMidBody);
@@ -179,6 +181,11 @@ export const networkFaults: Scenario = {
         silent?.outcome === 'timeout' && within(silent.latencyMs, 30_000, 31_000),
         'a silent receiver did not time out at 30 s',
         () => `${silent?.outcome} after ${silent?.latencyMs} ms ${silent?.errorMessage ?? ''}`,
+      );
+      invariants.check(
+        mute?.outcome === 'timeout' && within(mute.latencyMs, 30_000, 31_000),
+        'a receiver that accepts the connection and sends nothing did not time out at 30 s',
+        () => `${mute?.outcome} after ${mute?.latencyMs} ms ${mute?.errorMessage ?? ''}`,
       );
       invariants.check(
         after29?.outcome === 'delivered' && within(after29.latencyMs, 29_000, 30_000),
@@ -250,6 +257,10 @@ export const networkFaults: Scenario = {
             `${[...runs.entries()].filter(([id]) => everyone.includes(id)).reduce((s, [, n]) => s + n, 0)} / ${everyone.length}`,
           ],
           ['accepts and never answers: first attempt', `${silent?.outcome} after ${silent?.latencyMs} ms`],
+          [
+            'accepts the TCP connection, sends nothing (no TLS handshake): first attempt',
+            `${mute?.outcome} after ${mute?.latencyMs} ms`,
+          ],
           ['200 after 29 s: first attempt', `${after29?.outcome} after ${after29?.latencyMs} ms`],
           ['200 after 31 s: first attempt', `${after31?.outcome} after ${after31?.latencyMs} ms`],
           [

@@ -2,9 +2,12 @@
  * The receiver for the network scenario, run inside the suite's own network namespace:
  * `/hook` is the real `@kyc/webhook-receiver`; `/silent` reads the request and never answers;
  * `/after/<ms>` answers 200 after that long; `/reset-mid-body` sends a 200 status line and half
- * a body, then closes. Prints `listening`, `recv <id>` per request and `run <id>` per handler run.
+ * a body, then closes. On `port + 1` a bare TCP listener accepts connections and never sends a
+ * byte, not even the TLS handshake. Prints `listening`, `recv <id>` per request and `run <id>`
+ * per handler run.
  */
 import { createServer } from 'node:https';
+import { createServer as createTcpServer, type Socket } from 'node:net';
 import { HEADERS } from '@kyc/contracts';
 import { createWebhookReceiver, memoryIdempotencyStore } from '@kyc/webhook-receiver';
 import { toNodeHandler } from '@kyc/webhook-receiver/node';
@@ -41,4 +44,10 @@ const server = createServer({ key, cert }, (req, res) => {
     setTimeout(() => res.writeHead(200).end('{"received":true}'), Number(after?.[1] ?? 0));
   });
 });
-server.listen(port, '0.0.0.0', () => say('listening'));
+// Held, never read from or written to: the sender's TLS handshake waits for an answer that never comes.
+const mute = new Set<Socket>();
+const tcp = createTcpServer((socket) => {
+  mute.add(socket);
+  socket.once('close', () => mute.delete(socket));
+});
+tcp.listen(port + 1, '0.0.0.0', () => server.listen(port, '0.0.0.0', () => say('listening')));
