@@ -39,7 +39,7 @@ async function runOnce(mode: Mode, round: number, options: TelemetryComparisonOp
       }),
     },
   });
-  const [reply] = (await once(child, 'message')) as [{ rate: number; spans?: number }];
+  const [reply] = (await once(child, 'message')) as [{ rate: number; cpuUs: number; spans?: number }];
   await once(child, 'exit');
   return reply;
 }
@@ -47,24 +47,40 @@ async function runOnce(mode: Mode, round: number, options: TelemetryComparisonOp
 /**
  * The engine's SQLite deliveries/s with OpenTelemetry absent, present without an SDK, and with
  * an SDK registered: the same run in a fresh process per case, the cases interleaved round by
- * round so that a noisy neighbour hits all three alike; medians, as ratios to the first.
+ * round in a rotating order so that a noisy neighbour hits all three alike; medians, as ratios
+ * to the first. Also the CPU each delivery costs, as per-round ratios: steadier than the rates
+ * when the machine is shared.
  */
 export async function compareTelemetry(options: TelemetryComparisonOptions): Promise<void> {
   const rates: Record<Mode, number[]> = { absent: [], api: [], sdk: [] };
+  const cpu: Record<Mode, number[]> = { absent: [], api: [], sdk: [] };
   let spans = 0;
+  const modes = Object.keys(MODES) as Mode[];
   for (let round = 0; round < options.rounds; round++) {
-    for (const mode of Object.keys(MODES) as Mode[]) {
+    // A rotating order, so that no case always runs first (or right after the heaviest one).
+    for (const [index] of modes.entries()) {
+      const mode = modes[(index + round) % modes.length] ?? 'absent';
       const reply = await runOnce(mode, round, options);
       rates[mode].push(reply.rate);
+      cpu[mode].push(reply.cpuUs);
       spans = reply.spans ?? spans;
     }
   }
   const base = median(rates.absent);
+  const spread = (values: number[], digits: number) =>
+    `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
   for (const [mode, label] of Object.entries(MODES) as [Mode, string][]) {
     const rate = median(rates[mode]);
-    const spread = `${Math.min(...rates[mode]).toFixed(0)}–${Math.max(...rates[mode]).toFixed(0)}`;
     console.log(
-      `engine, SQLite, ${label.padEnd(38)} ${rate.toFixed(0).padStart(7)} /s  = ${(rate / base).toFixed(2)}×  (rounds ${spread})`,
+      `engine, SQLite, ${label.padEnd(38)} ${rate.toFixed(0).padStart(7)} /s  = ${(rate / base).toFixed(2)}×  (rounds ${spread(rates[mode], 0)})`,
+    );
+  }
+  // CPU per delivery, each case divided by the no-API run of the same round: the figure to read
+  // on a loaded machine, where the wall-clock rates above swing with the neighbours.
+  for (const [mode, label] of Object.entries(MODES) as [Mode, string][]) {
+    const ratios = cpu[mode].map((value, round) => value / (cpu.absent[round] ?? Number.NaN));
+    console.log(
+      `engine CPU per event (enqueue + delivery), ${label.padEnd(38)} ${median(cpu[mode]).toFixed(0).padStart(7)} µs = ${median(ratios).toFixed(2)}× no API  (rounds ${spread(ratios, 2)})`,
     );
   }
   console.log(`  (the SDK run exported ${spans} spans for ${options.events} deliveries)`);
