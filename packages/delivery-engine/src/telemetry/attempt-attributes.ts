@@ -61,26 +61,34 @@ export function redactedUrl(url: URL): string {
   return copy.href;
 }
 
-/** The attributes an attempt span starts with (known before the request is sent). */
+/**
+ * The URL's attributes of an attempt span: `server.address`, `server.port` and `url.full`
+ * (redacted). Two URL parses and a copy, about 2 µs: only for a span that is recorded.
+ */
+export function urlAttributes(url: URL): Attributes {
+  return {
+    'server.address': url.hostname.replace(/^\[|\]$/g, ''),
+    'server.port': url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port),
+    'url.full': redactedUrl(url),
+  };
+}
+
+/**
+ * The attributes an attempt span starts with (known before the request is sent, cheap to
+ * build); {@link urlAttributes} are added once the span turns out to be recorded.
+ */
 export function attemptStartAttributes(input: {
-  readonly url: URL | undefined;
   readonly eventId: string;
   readonly attempt: number;
   readonly roundAttempt: number;
   readonly sessionId: string | undefined;
   readonly companyId: string | undefined;
 }): Attributes {
-  const { url } = input;
   const attributes: Attributes = {
     'http.request.method': 'POST',
     'kyc.webhook.event_id': input.eventId,
     'kyc.webhook.attempt': input.roundAttempt,
   };
-  if (url !== undefined) {
-    attributes['server.address'] = url.hostname.replace(/^\[|\]$/g, '');
-    attributes['server.port'] = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
-    attributes['url.full'] = redactedUrl(url);
-  }
   // Resends within one round, as the HTTP conventions count them (0 for the first send).
   if (input.roundAttempt > 1) attributes['http.request.resend_count'] = input.roundAttempt - 1;
   if (input.attempt !== input.roundAttempt) attributes['kyc.webhook.attempt_total'] = input.attempt;
