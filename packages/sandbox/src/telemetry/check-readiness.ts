@@ -1,3 +1,4 @@
+import { WEBHOOK_RESPONSE_DEADLINE_MS } from '@kyc/contracts';
 import type { LoopHealth } from '@kyc/delivery-engine';
 import type { Readiness } from './ops-routes.js';
 
@@ -5,9 +6,11 @@ import type { Readiness } from './ops-routes.js';
 const PROBE_TIMEOUT_MS = 2000;
 /**
  * How long one pass of the delivery loop (a claim, a next-due read) may take before the loop
- * counts as stuck. A pass takes milliseconds; a minute is a hung store call, not a slow one.
+ * counts as stuck: two response deadlines (a minute). A pass never waits on an endpoint and
+ * takes milliseconds; by this point every attempt claimed before it has passed its own
+ * deadline, so the loop is in a hung store call, not a slow one.
  */
-export const LOOP_STALL_MS = 60_000;
+export const LOOP_STALL_MS = 2 * WEBHOOK_RESPONSE_DEADLINE_MS;
 
 async function probe(check: () => unknown): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;

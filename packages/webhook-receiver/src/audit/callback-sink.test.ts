@@ -101,14 +101,18 @@ describe('when the audit sink fails', () => {
 
   it('a record still queued when the receiver gives up is dropped: no entry claims the 200 that became 503', async () => {
     const { promise: gate, resolve: release } = deferred();
+    const { promise: writing, resolve: writeStarted } = deferred();
     const entries: AuditEntry[] = [];
     const sink = callbackAuditSink(async (batch) => {
+      writeStarted();
       await gate;
       entries.push(...batch);
     });
     const receiver = receiverWith({ sink, timeoutMs: 50 });
-    // The first write hangs in the store; the second waits behind it in the queue.
+    // The first write hangs in the store; the second, sent only once it does, waits behind it
+    // in the queue (sent together, a loaded machine could finish either request first).
     const first = receiver.handle(request('evt_inflight'));
+    await writing;
     const second = receiver.handle(request('evt_queued'));
     expect([(await first).status, (await second).status]).toEqual([503, 503]);
     release();
