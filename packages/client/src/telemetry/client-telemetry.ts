@@ -46,15 +46,10 @@ function startWith(api: OtelApi, provider: TracerProvider | undefined): StartAtt
   const tracer = (provider ?? api.trace.getTracerProvider()).getTracer(SCOPE);
   const setter = { set: (carrier: Headers, key: string, value: string) => carrier.set(key, value) };
   return (request, resendCount) => {
-    const url = new URL(request.url);
     const span: Span = tracer.startSpan(request.method, {
       kind: api.SpanKind.CLIENT,
       attributes: {
         'http.request.method': request.method,
-        'server.address': url.hostname,
-        'server.port': url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port),
-        // The service's URLs carry a session id at most; credentials travel in a header, never recorded.
-        'url.full': `${url.origin}${url.pathname}`,
         ...(resendCount > 0 && { 'http.request.resend_count': resendCount }),
       },
     });
@@ -67,6 +62,15 @@ function startWith(api: OtelApi, provider: TracerProvider | undefined): StartAtt
       span.end();
       return undefined;
     }
+    // The URL attributes cost a URL parse and a copy: built only for a span that is recorded (as the
+    // engine's attempt spans do), so a sampler sees the method and the resend count, not the URL.
+    const url = new URL(request.url);
+    span.setAttributes({
+      'server.address': url.hostname,
+      'server.port': url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port),
+      // The service's URLs carry a session id at most; credentials travel in a header, never recorded.
+      'url.full': `${url.origin}${url.pathname}`,
+    });
     return {
       end(response) {
         span.setAttribute('http.response.status_code', response.status);
