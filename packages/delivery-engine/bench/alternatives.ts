@@ -8,7 +8,13 @@ import { once } from 'node:events';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { HEADERS, WEBHOOK_USER_AGENT } from '@kyc/contracts';
+import {
+  HEADERS,
+  WEBHOOK_MAX_ATTEMPTS,
+  WEBHOOK_RESPONSE_DEADLINE_MS,
+  WEBHOOK_RETRY_DELAYS_MS,
+  WEBHOOK_USER_AGENT,
+} from '@kyc/contracts';
 import { POSTGRES_URL, REDIS_URL } from '@kyc/test-support';
 import { Queue, Worker } from 'bullmq';
 import pg from 'pg';
@@ -122,7 +128,12 @@ async function pgBoss({ options, tag }: SenderContext): Promise<Sender> {
   producer.on('error', () => undefined);
   await producer.start();
   // The schedule closest to ours that pg-boss offers: 3 retries a minute apart, a 30 s job deadline.
-  await producer.createQueue(tag, { retryLimit: 3, retryDelay: 60, expireInSeconds: 30, notify: true });
+  await producer.createQueue(tag, {
+    retryLimit: WEBHOOK_MAX_ATTEMPTS - 1,
+    retryDelay: WEBHOOK_RETRY_DELAYS_MS[0] / 1000,
+    expireInSeconds: WEBHOOK_RESPONSE_DEADLINE_MS / 1000,
+    notify: true,
+  });
   const consumer = connect();
   consumer.on('error', () => undefined);
   const http = poster(options);
@@ -173,7 +184,11 @@ async function bullMq({ options, tag }: SenderContext): Promise<Sender> {
   let worker: Worker<JobData> | undefined;
   return {
     enqueue: async (id, url) =>
-      void (await queue.add('webhook', { id, url, body: options.body }, { attempts: 4, backoff: 60_000 })),
+      void (await queue.add(
+        'webhook',
+        { id, url, body: options.body },
+        { attempts: WEBHOOK_MAX_ATTEMPTS, backoff: WEBHOOK_RETRY_DELAYS_MS[0] },
+      )),
     start: async () => {
       worker = new Worker<JobData>(tag, (job) => http.post(job.data.url, job.data.id, job.data.body), {
         connection,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { WEBHOOK_RETRY_DELAYS_MS } from '@kyc/contracts';
 import Database from 'better-sqlite3';
 import { type PortalState, PortalStore } from '../src/portal/portal-store.js';
 
@@ -79,7 +80,7 @@ export function seedDeliveries(
             error: undefined,
           },
           state,
-          state === 'pending' ? createdAt + 300_000 : undefined,
+          state === 'pending' ? createdAt + WEBHOOK_RETRY_DELAYS_MS[1] : undefined,
           createdAt + 1000,
         );
         if (i === middle) picked = { sessionId, shortKey };
