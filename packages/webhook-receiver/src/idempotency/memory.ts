@@ -3,26 +3,28 @@ import type { ClaimResult, Clock, IdempotencyStore } from './store.js';
 
 /** Options of {@link memoryIdempotencyStore}. */
 export interface MemoryIdempotencyStoreOptions {
-  /** About how many keys are kept (the bound is never exceeded). Default 10 000. */
+  /** How many keys are kept at most (the bound is never exceeded). Default 10 000. */
   readonly maxEntries?: number;
   /** Milliseconds since the epoch; default `Date.now`. */
   readonly now?: Clock;
 }
 
-// Mutable: completing or extending a claim updates its entry where it lies (one lookup, no new
-// object). Each entry sits in exactly one of the two generations.
-interface Entry {
-  state: 'claimed' | 'completed';
-  token: string;
-  expiresAt: number;
-}
-
 const DEFAULT_MAX_ENTRIES = 10_000;
 const COMPLETED: ClaimResult = /* @__PURE__ */ Object.freeze({ outcome: 'completed' });
+// A slot's flags: its state, and whether it was used since the clock hand last passed it.
+const FREE = 0;
+const CLAIMED = 1;
+const DONE = 2;
+const STATE = 3;
+const USED = 4;
+/** Slots the clock hand looks at for a victim before it takes the oldest one (see `evict`). */
+const SWEEP = 32;
+/** Slots allocated at first; the arrays double up to `maxEntries` as keys arrive. */
+const INITIAL_SLOTS = 1024;
 
 /**
- * An idempotency store in this process's memory, bounded by `maxEntries`: the least recently
- * used keys are forgotten first, live claims last. Right for one long-lived process; serverless
+ * An idempotency store in this process's memory, holding `maxEntries` keys at most: the oldest
+ * keys not seen again are forgotten first, live claims last. Right for one long-lived process; serverless
  * functions and several replicas need the Redis or Postgres store, because each instance has
  * its own memory.
  *
@@ -35,89 +37,125 @@ export function memoryIdempotencyStore(options: MemoryIdempotencyStoreOptions = 
     throw new WebhookError('invalid_option', 'memoryIdempotencyStore: maxEntries must be an integer of at least 2.');
   }
   const now = options.now ?? Date.now;
-  // Two generations (as quick-lru does): new and used keys go to `current`; when it is full it
-  // becomes `previous` and the old `previous` is dropped, keeping only its live claims. Every
-  // operation is O(1) amortised — evicting from one Map in insertion order is not, because V8
-  // walks over deleted slots from the start each time.
-  const generation = Math.floor(maxEntries / 2);
-  let current = new Map<string, Entry>();
-  let previous = new Map<string, Entry>();
+  // A ring of slots swept by a clock hand (CLOCK, second chance): one Map from key to slot, the
+  // rest in typed arrays, so a remembered key costs its string, one Map entry, one array element
+  // and 17 bytes, and an event allocates no entry object. Every operation is O(1), a flood of
+  // live claims included: the hand looks at SWEEP slots at most (two generations of Maps, before,
+  // copied their live claims over on each rotation and rotated on every claim once full of them).
+  const slotOf = new Map<string, number>();
+  let capacity = Math.min(maxEntries, INITIAL_SLOTS);
+  const keys: (string | undefined)[] = [];
+  let flags = new Uint8Array(capacity);
+  let expiresAt = new Float64Array(capacity);
   // Tokens only have to differ between claims of this one process: a counter is enough and cheap.
+  let tokens = new Float64Array(capacity);
+  let used = 0; // slots handed out so far, in order, before the hand starts to recycle them
+  let hand = 0;
   let sequence = 0;
+  const freed: number[] = []; // released slots, reused first
 
-  function rotate(): void {
-    const dropped = previous;
-    previous = current;
-    current = new Map();
-    const at = now();
-    for (const [key, entry] of dropped) {
-      if (current.size >= generation - 1) break;
-      if (entry.state === 'claimed' && entry.expiresAt > at && !previous.has(key)) current.set(key, entry);
-    }
-  }
-
-  function add(key: string, entry: Entry): void {
-    current.set(key, entry);
-    if (current.size >= generation) rotate();
+  function grow(): void {
+    capacity = Math.min(maxEntries, capacity * 2);
+    const oldFlags = flags;
+    const oldExpiresAt = expiresAt;
+    const oldTokens = tokens;
+    flags = new Uint8Array(capacity);
+    flags.set(oldFlags);
+    expiresAt = new Float64Array(capacity);
+    expiresAt.set(oldExpiresAt);
+    tokens = new Float64Array(capacity);
+    tokens.set(oldTokens);
   }
 
   /**
-   * The entry of `key`, moved into `current` when it was found in `previous` (it was used);
-   * with `at`, only while its lease or TTL lasts (an ended one is forgotten).
+   * The slot to recycle: the first the hand reaches that was not used since it last passed and
+   * holds no live claim. After SWEEP slots (every one used or live: a flood of claims) the oldest
+   * of them goes, so the bound holds and no operation walks the ring.
    */
-  function find(key: string, at?: number): Entry | undefined {
-    let entry = current.get(key);
-    if (entry !== undefined) {
-      if (at === undefined || entry.expiresAt > at) return entry;
-      current.delete(key);
-      return undefined;
+  function evict(at: number): number {
+    let victim = hand;
+    for (let step = 0; step < SWEEP; step++) {
+      const slot = (hand + step) % maxEntries;
+      const flag = flags[slot] ?? FREE;
+      if ((flag & USED) !== 0) flags[slot] = flag & STATE;
+      else if ((flag & STATE) !== CLAIMED || (expiresAt[slot] ?? 0) <= at) {
+        victim = slot;
+        break;
+      }
     }
-    entry = previous.get(key);
-    if (entry === undefined) return undefined;
-    previous.delete(key);
-    if (at !== undefined && entry.expiresAt <= at) return undefined;
-    add(key, entry);
-    return entry;
+    hand = (victim + 1) % maxEntries;
+    const key = keys[victim];
+    if (key !== undefined) slotOf.delete(key);
+    return victim;
   }
+
+  function add(key: string, state: number, expires: number, token: number, at: number): void {
+    let slot = freed.pop();
+    if (slot === undefined) {
+      if (used < maxEntries) {
+        if (used === capacity) grow();
+        slot = used++;
+      } else slot = evict(at);
+    }
+    slotOf.set(key, slot);
+    keys[slot] = key;
+    flags[slot] = FREE;
+    set(slot, state, expires, token);
+  }
+
+  /** Gives `slot` a new state, keeping whether it was used. */
+  function set(slot: number, state: number, expires: number, token: number): void {
+    flags[slot] = ((flags[slot] ?? FREE) & USED) | state;
+    expiresAt[slot] = expires;
+    tokens[slot] = token;
+  }
+
+  const owns = (slot: number, token: string) =>
+    ((flags[slot] ?? FREE) & STATE) === CLAIMED && String(tokens[slot]) === token;
 
   return {
     async claim(key, { leaseMs }): Promise<ClaimResult> {
       const at = now();
-      const entry = find(key, at);
-      if (entry !== undefined) {
-        if (entry.state === 'completed') return COMPLETED;
-        return { outcome: 'in_progress', retryAfterMs: Math.max(0, entry.expiresAt - at) };
+      const slot = slotOf.get(key) ?? -1;
+      const token = ++sequence;
+      if (slot === -1) add(key, CLAIMED, at + leaseMs, token, at);
+      else {
+        // A redelivery: the key is used, so the hand passes it once more before forgetting it.
+        flags[slot] = (flags[slot] ?? FREE) | USED;
+        const expires = expiresAt[slot] ?? 0;
+        if (expires > at) {
+          if (((flags[slot] ?? FREE) & STATE) === DONE) return COMPLETED;
+          return { outcome: 'in_progress', retryAfterMs: expires - at };
+        }
+        // An ended lease or TTL: the key is absent; its slot is taken over where it lies.
+        set(slot, CLAIMED, at + leaseMs, token);
       }
-      const token = String(++sequence);
-      add(key, { state: 'claimed', token, expiresAt: at + leaseMs });
-      return { outcome: 'claimed', token };
+      return { outcome: 'claimed', token: String(token) };
     },
     async complete(key, token, { ttlMs }) {
       // A claim whose lease ran out but that nobody took over still completes: the work was done.
       const at = now();
-      const entry = find(key, at);
-      if (entry === undefined) {
-        add(key, { state: 'completed', token, expiresAt: at + ttlMs });
-        return true;
-      }
-      if (entry.state !== 'claimed' || entry.token !== token) return false;
-      entry.state = 'completed';
-      entry.expiresAt = at + ttlMs;
+      const slot = slotOf.get(key) ?? -1;
+      if (slot === -1) add(key, DONE, at + ttlMs, 0, at);
+      // Its own claim, even past its lease; or a lease or TTL that ended (the key is absent).
+      else if (owns(slot, token) || (expiresAt[slot] ?? 0) <= at) set(slot, DONE, at + ttlMs, 0);
+      else return false;
       return true;
     },
     async extend(key, token, { leaseMs }) {
-      // No `at`: a claim past its lease that nobody took over is still this token's to renew.
-      const entry = find(key);
-      if (entry === undefined || entry.state !== 'claimed' || entry.token !== token) return false;
-      entry.expiresAt = now() + leaseMs;
+      // Whatever the lease: a claim past it that nobody took over is still this token's to renew.
+      const slot = slotOf.get(key) ?? -1;
+      if (slot === -1 || !owns(slot, token)) return false;
+      expiresAt[slot] = now() + leaseMs;
       return true;
     },
     async release(key, token) {
-      const entry = find(key, now());
-      if (entry === undefined || entry.state !== 'claimed' || entry.token !== token) return false;
-      // Deleted from both: moving it into `current` may have rotated it into `previous`.
-      current.delete(key);
-      previous.delete(key);
+      const slot = slotOf.get(key) ?? -1;
+      if (slot === -1 || !owns(slot, token) || (expiresAt[slot] ?? 0) <= now()) return false;
+      slotOf.delete(key);
+      keys[slot] = undefined;
+      flags[slot] = FREE;
+      freed.push(slot);
       return true;
     },
   };
