@@ -44,9 +44,9 @@ if (process.argv[2] === 'flood') {
     `${JSON.stringify({
       rssEmptyMb: empty.rss / 2 ** 20,
       rssQuarterMb: quarter.rss / 2 ** 20,
-      heapQuarterMb: (quarter.heapUsed + quarter.arrayBuffers) / 2 ** 20,
+      heapQuarterMb: quarter.heapUsed / 2 ** 20,
       rssAfterFloodMb: flooded.rss / 2 ** 20,
-      heapAfterFloodMb: (flooded.heapUsed + flooded.arrayBuffers) / 2 ** 20,
+      heapAfterFloodMb: flooded.heapUsed / 2 ** 20,
     })}\n`,
   );
 } else {

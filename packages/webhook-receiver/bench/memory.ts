@@ -39,8 +39,8 @@ export function runMemory(): void {
   const mb = (value: number) => `${value.toFixed(0)} MB`;
   console.log('\n## Memory idempotency store (fresh process each, after GC)');
   console.log(
-    `${full.keys} keys of ${full.keyLength} characters remembered: ${full.bytesPerKey.toFixed(0)} B of heap per key ` +
-      `(key string included), RSS ${mb(full.rssEmptyMb)} empty → ${mb(full.rssFullMb)}`,
+    `${full.keys} keys of ${full.keyLength} characters remembered: ${full.bytesPerKey.toFixed(0)} B per key ` +
+      `(heap + typed arrays, key string included), RSS ${mb(full.rssEmptyMb)} empty → ${mb(full.rssFullMb)}`,
   );
   console.log(
     `default bound (10 000 keys), flood of distinct events, old space capped at ${FLOOD_HEAP_CAP_MB} MB: RSS ${mb(flood.rssEmptyMb)} empty, ` +
