@@ -5,7 +5,9 @@
  * client with and without tracing. Then the bundle sizes. Three runs, each of interleaved
  * rounds; every ratio is against a baseline of the same run, printed with the spread of the
  * three. Bounded: fixed warm-up, runs and rounds, then the server closes.
- * Run: `pnpm --filter @kyc/client bench` (under `flock /tmp/kyc-bench.lock` on a shared machine).
+ * Run: `pnpm --filter @kyc/client bench` (under `flock /tmp/kyc-bench.lock` on a shared machine);
+ * `bench/run.mjs` bundles this file with esbuild first, so the client runs as users run it
+ * (built, names not kept), not under tsx.
  */
 import { once } from 'node:events';
 import { createServer } from 'node:http';
@@ -17,10 +19,12 @@ import { KycClient } from '../src/index.js';
 import { benchHeader } from './bench-header.js';
 import { describeBundles } from './describe-bundles.js';
 
-const WARMUP_CALLS = 500;
+const WARMUP_CALLS = 2000;
 const RUNS = 3;
 const ROUNDS = 10;
-const CALLS_PER_ROUND = 200;
+// 1 000 calls (~0.1–0.3 s) per round: long enough that a GC pause or a neighbour's burst is a
+// small part of one sample (200 gave ratios spreading 1.0–2.2× between runs).
+const CALLS_PER_ROUND = 1000;
 const SESSION = sampleSessionDetails.id;
 const BODY = JSON.stringify(sampleSessionDetails);
 
