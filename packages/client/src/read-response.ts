@@ -33,11 +33,12 @@ export interface Exchange {
  * properties kept), or throws {@link KycResponseValidationError}.
  */
 export function readSessionDetails({ response, text, request }: Exchange, scrub: Scrubber): SessionDetails {
-  const requestId = readRequestId(response, scrub);
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
+    // The request id is read (and scrubbed) only for an error: a 2xx that parses never needs it.
+    const requestId = readRequestId(response, scrub);
     // JSON.parse's SyntaxError quotes the start of the body, which may be personal data or an
     // echoed credential, so it is not attached as the cause; the length is enough to debug.
     throw new KycResponseValidationError(
@@ -47,6 +48,7 @@ export function readSessionDetails({ response, text, request }: Exchange, scrub:
   }
   const parsed = sessionDetailsMiniSchema.safeParse(json, { error: describeIssue });
   if (parsed.success) return parsed.data;
+  const requestId = readRequestId(response, scrub);
   const where = parsed.error.issues
     .slice(0, 5)
     .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
