@@ -45,7 +45,7 @@ export class KycClient {
     this.#postHeaders = { ...this.#getHeaders, [HEADERS.contentType]: JSON_CONTENT_TYPE };
     this.#redactedGetHeaders = redactHeaders(this.#getHeaders);
     this.#redactedPostHeaders = redactHeaders(this.#postHeaders);
-    this.#ky = ky.create(kyDefaults(resolved));
+    this.#ky = ky.create(kyDefaults());
     this.#telemetry = clientTelemetry(resolved.telemetry);
   }
 
