@@ -17,6 +17,7 @@ import {
 } from './rows.js';
 import { migrationsTable, pendingMigrations, tableNames } from './schema.js';
 import {
+  type ClaimRequest,
   type DeliveryFilter,
   type DeliveryRecord,
   type DeliveryStore,
@@ -24,6 +25,7 @@ import {
   listLimit,
   type RedeliverResult,
 } from './store.js';
+import { withinOriginRoom } from './within-origin-room.js';
 
 /** Options of {@link sqliteDeliveryStore}. */
 export interface SqliteDeliveryStoreOptions {
@@ -102,24 +104,16 @@ export function sqliteDeliveryStore(options: SqliteDeliveryStoreOptions): Delive
     `INSERT INTO ${t.deliveries} (${INSERT_COLUMNS})
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
   );
-  const claim = db.prepare(
+  const dueCandidates = db.prepare(
+    `SELECT id, origin FROM ${t.deliveries}
+      WHERE state = 'pending' AND next_attempt_at <= ? AND origin NOT IN (SELECT value FROM json_each(?))
+      ORDER BY next_attempt_at LIMIT ?`,
+  );
+  const lease = db.prepare(
     `UPDATE ${t.deliveries}
         SET lost_leases = lost_leases + leased, leased = 1, lease_token = lease_token + 1,
-            due_at = next_attempt_at, next_attempt_at = @leaseUntil
-      WHERE id IN (
-        -- The oldest due rows, then at most each origin's room among them.
-        SELECT r.id FROM (
-          SELECT id, origin, next_attempt_at,
-                 row_number() OVER (PARTITION BY origin ORDER BY next_attempt_at) AS n
-            FROM (SELECT id, origin, next_attempt_at FROM ${t.deliveries}
-                   WHERE state = 'pending' AND next_attempt_at <= @now
-                     AND origin NOT IN (SELECT value FROM json_each(@exclude))
-                   ORDER BY next_attempt_at LIMIT @limit)
-        ) r
-        LEFT JOIN (SELECT json_extract(value, '$[0]') AS origin, json_extract(value, '$[1]') AS busy
-                     FROM json_each(@busy)) b ON b.origin = r.origin
-        WHERE r.n <= @perOrigin - coalesce(b.busy, 0)
-        ORDER BY r.next_attempt_at LIMIT @limit)
+            due_at = next_attempt_at, next_attempt_at = ?
+      WHERE id IN (SELECT value FROM json_each(?))
       RETURNING ${CLAIM_COLUMNS}`,
   );
   const complete = db.prepare(
@@ -158,7 +152,15 @@ export function sqliteDeliveryStore(options: SqliteDeliveryStoreOptions): Delive
     `INSERT INTO ${t.redeliveries} (delivery_id, round, requested_at) VALUES (?, ?, ?)`,
   );
 
-  const claimTx = db.transaction((params: Row) => claim.all(params) as Row[]);
+  // One BEGIN IMMEDIATE: the rows read are still due and unleased when they are leased.
+  const claimTx = db.transaction((r: ClaimRequest): Row[] => {
+    const candidates = dueCandidates.all(r.now, JSON.stringify(r.excludeOrigins), r.limit) as {
+      id: string;
+      origin: string;
+    }[];
+    const ids = withinOriginRoom(candidates, r);
+    return ids.length === 0 ? [] : (lease.all(r.now + r.leaseMs, JSON.stringify(ids)) as Row[]);
+  });
   const completeOne = db.transaction((params: Row, attempt: unknown[]) => {
     if (complete.run(params).changes !== 1) return false;
     insertAttempt.run(...attempt);
@@ -210,14 +212,7 @@ export function sqliteDeliveryStore(options: SqliteDeliveryStoreOptions): Delive
     claim: (r) =>
       run('claim', () =>
         claimTx
-          .immediate({
-            now: r.now,
-            leaseUntil: r.now + r.leaseMs,
-            limit: r.limit,
-            exclude: JSON.stringify(r.excludeOrigins),
-            perOrigin: r.maxPerOrigin ?? r.limit,
-            busy: JSON.stringify(r.busyOrigins ?? []),
-          })
+          .immediate(r)
           .map(toClaim)
           // RETURNING keeps no order; the engine starts the oldest due first.
           .sort((a, b) => a.dueAt - b.dueAt),
