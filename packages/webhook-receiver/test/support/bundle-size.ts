@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
@@ -20,6 +21,7 @@ const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
 /** What a bundle weighs and which source files went into it. */
 export interface BundleReport {
   readonly gzipBytes: number;
+  /** Absolute paths, so a caller reads them from any working directory. */
   readonly inputs: readonly string[];
 }
 
@@ -47,11 +49,15 @@ export async function bundleReport(
     write: false,
     metafile: true,
     logLevel: 'silent',
+    // Metafile paths are relative to this; fixed, so they mean the same from the root or the package.
+    absWorkingDir: packageRoot,
   });
   const output = result.outputFiles[0];
   if (output === undefined) throw new Error('esbuild produced no output');
   return {
     gzipBytes: gzipSync(output.contents, { level: 9 }).byteLength,
-    inputs: Object.keys(result.metafile.inputs),
+    inputs: Object.keys(result.metafile.inputs)
+      .filter((input) => input !== '<stdin>')
+      .map((input) => resolve(packageRoot, input)),
   };
 }
