@@ -36,6 +36,7 @@ try {
     events: Number(process.env.KYC_BENCH_EVENTS ?? 10_000) / 2,
     concurrency: 16,
     latencySamples: Number(process.env.KYC_BENCH_LATENCY_SAMPLES ?? 200),
+    rounds: Number(process.env.KYC_BENCH_ROUNDS ?? 3),
   });
 } finally {
   receiver.send('exit');
