@@ -22,6 +22,7 @@ import { PgBoss } from 'pg-boss';
 import { Agent, request } from 'undici';
 import { createDeliveryEngine, sqliteDeliveryStore } from '../src/index.js';
 import { postgresDeliveryStore } from '../src/postgres.js';
+import { median, percentile, range } from './stats.js';
 
 export interface AlternativesOptions {
   /** The shared receiver (its own process): answers 200, counts requests. */
@@ -237,10 +238,6 @@ async function throughput(name: SenderName, options: AlternativesOptions, round:
   }
 }
 
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
-
 /** Enqueue → received, one event at a time, with the receiver in this process so both ends share a clock. */
 async function latency(
   name: SenderName,
@@ -286,11 +283,6 @@ interface Figures {
   readonly p50: number;
   readonly p99: number;
 }
-
-const median = (values: readonly number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
-const range = (values: readonly number[], digits: number) =>
-  `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
 
 /**
  * Prints deliveries/s and idle enqueue→received of the engine beside pg-boss and BullMQ, as

@@ -21,6 +21,7 @@ import { spawnWorker } from '../test/support/spawn-worker.js';
 import { compareAlternatives } from './alternatives.js';
 import { benchHeader } from './bench-header.js';
 import { sqliteThroughput } from './sqlite-throughput.js';
+import { median, percentile, range } from './stats.js';
 import { compareTelemetry } from './telemetry.js';
 
 const CONCURRENCY = 16;
@@ -114,10 +115,6 @@ async function postgresThroughput(url: string, workers: number): Promise<number>
   }
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
-
 /** Enqueue → received on an idle engine, with an in-process receiver so both ends share one clock. */
 async function idleLatency(kind: 'sqlite' | 'postgres'): Promise<{ p50: number; p99: number; received: number }> {
   const enqueuedAt = new Map<string, number>();
@@ -167,19 +164,15 @@ const receiver = forkTs('./receiver-process.ts', { KYC_BENCH_TLS: JSON.stringify
 const { port } = await nextMessage<{ port: number }>(receiver);
 const url = `https://127.0.0.1:${port}/hook`;
 const fmt = (n: number) => n.toFixed(0).padStart(7);
-const median = (values: readonly number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
-const spread = (values: readonly number[], digits: number) =>
-  `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
 
 /** The ceiling and the engine's rate (medians of the rounds, [range]), and the median of the per-round ratios. */
 function printRounds(inFlight: string, label: string, rounds: { ceiling: number; rate: number }[], target: string) {
   const ceilings = rounds.map((r) => r.ceiling);
   const rates = rounds.map((r) => r.rate);
   const ratios = rounds.map((r) => r.rate / r.ceiling);
-  console.log(`bare undici request loop, ${inFlight} (ceiling)  ${fmt(median(ceilings))} /s  [${spread(ceilings, 0)}]`);
+  console.log(`bare undici request loop, ${inFlight} (ceiling)  ${fmt(median(ceilings))} /s  [${range(ceilings, 0)}]`);
   console.log(
-    `${label}      ${fmt(median(rates))} /s  [${spread(rates, 0)}]  = ${median(ratios).toFixed(2)}× ceiling [${spread(ratios, 2)}] ${target}`,
+    `${label.padEnd(38)} ${fmt(median(rates))} /s  [${range(rates, 0)}]  = ${median(ratios).toFixed(2)}× ceiling [${range(ratios, 2)}] ${target}`,
   );
 }
 try {
@@ -206,7 +199,7 @@ try {
   }
   printRounds(
     `${CONCURRENCY} in flight`,
-    `engine, SQLite store, ${CONCURRENCY} in flight   `,
+    `engine, SQLite store, ${CONCURRENCY} in flight`,
     sqliteRounds,
     '(target ≥ 0.5×)',
   );
