@@ -35,7 +35,7 @@ export function healthRoutes(portal: PortalService): Hono<{ Variables: Dashboard
 <tr><th scope="row">Last error</th><td>${h.lastError ? html`<ul style="margin:0;padding-left:1rem">${failure(h.lastError)}</ul>` : 'none'}</td></tr>
 </tbody></table></section>
 <section aria-labelledby="chart-heading"><h2 id="chart-heading">Attempts per hour</h2>${healthChart(h.hours)}
-<details><summary>The same numbers as a table</summary><div class="scroll"><table>
+<details><summary>The same numbers as a table</summary><div class="scroll"><table aria-label="Attempts per hour (UTC)">
 <thead><tr><th scope="col">Hour (UTC)</th><th scope="col">Delivered</th><th scope="col">Failed</th><th scope="col">Failures by outcome</th></tr></thead>
 <tbody>${h.hours.map(
       (hour) =>
