@@ -109,10 +109,12 @@ describe.skipIf(!(await chromiumAvailable()))('webhook portal in Chromium', { ti
     await page.getByLabel('Status').selectOption({ label: 'Failed' });
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await expect(page.getByText('No deliveries match these filters.').isVisible()).resolves.toBe(true);
-    const today = new Date().toISOString().slice(0, 10);
-    await page.goto(`${sandbox.url}/dashboard/deliveries?status=delivered&from=${today}&to=${today}`);
+    // The UTC days the two were created on, not today's: the run may cross midnight.
+    const days = (await apiList('')).deliveries.map((d) => d.createdAt.slice(0, 10)).sort();
+    const [from, to] = [days[0], days.at(-1)];
+    await page.goto(`${sandbox.url}/dashboard/deliveries?status=delivered&from=${from}&to=${to}`);
     await expect(page.getByLabel('Status').inputValue()).resolves.toBe('delivered');
-    await expect(page.getByLabel('From').inputValue()).resolves.toBe(today);
+    await expect(page.getByLabel('From').inputValue()).resolves.toBe(from);
     await expect(page.getByRole('row').getByRole('link').count()).resolves.toBe(2);
   });
 
