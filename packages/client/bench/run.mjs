@@ -1,7 +1,6 @@
 // Bundles the bench as the published build bundles the package (see bundleBench) and runs it with plain node.
-// The output sits one folder below the package root, as bench/ does, so the
-// bundle lines resolve the package the same way from source and from the bundle; .tmp/ is ignored by git and
-// outside the published files.
+// The output sits one folder below the package root, as bench/ does, so the bundle lines resolve the package
+// the same way from source and from the bundle; .tmp/ is ignored by git and outside the published files.
 import { spawnSync } from 'node:child_process';
 import { bundleBench } from '@kyc/test-support/bundle-bench';
 
