@@ -219,17 +219,25 @@ export function postgresDeliveryStore(options: PostgresDeliveryStoreOptions): De
     },
 
     async get(id) {
-      const [one, attempts, redeliveries] = await Promise.all([
-        query('get', `SELECT ${SUMMARY_COLUMNS} FROM ${t.deliveries} WHERE id = $1`, [id]),
-        query('get', `SELECT * FROM ${t.attempts} WHERE delivery_id = $1 ORDER BY attempt`, [id]),
-        query('get', `SELECT round, requested_at FROM ${t.redeliveries} WHERE delivery_id = $1 ORDER BY round`, [id]),
-      ]);
-      const row = one.rows[0];
+      // One statement, so one snapshot: the row and its attempt log agree even while a worker
+      // commits an attempt (three queries could each see a different moment).
+      const result = await query(
+        'get',
+        `SELECT ${SUMMARY_COLUMNS},
+                (SELECT coalesce(json_agg(a ORDER BY a.attempt), '[]') FROM ${t.attempts} a
+                  WHERE a.delivery_id = d.id) AS attempt_log,
+                (SELECT coalesce(json_agg(json_build_object('round', r.round, 'requested_at', r.requested_at)
+                                          ORDER BY r.round), '[]')
+                   FROM ${t.redeliveries} r WHERE r.delivery_id = d.id) AS redelivery_log
+           FROM ${t.deliveries} d WHERE d.id = $1`,
+        [id],
+      );
+      const row = result.rows[0];
       if (row === undefined) return undefined;
       return {
         ...toSummary(row),
-        attemptLog: attempts.rows.map(toAttempt),
-        redeliveries: redeliveries.rows.map((r: Row) => ({
+        attemptLog: (row.attempt_log as Row[]).map(toAttempt),
+        redeliveries: (row.redelivery_log as Row[]).map((r) => ({
           round: Number(r.round),
           requestedAt: Number(r.requested_at),
         })),

@@ -190,6 +190,21 @@ export function sqliteDeliveryStore(options: SqliteDeliveryStoreOptions): Delive
     return 'started';
   });
 
+  // One read transaction (deferred: it takes no write lock), so the row and its attempt log come
+  // from the same snapshot even while another process commits an attempt between the statements.
+  const readRecord = db.transaction((id: string): DeliveryRecord | undefined => {
+    const row = getOne.get(id) as Row | undefined;
+    if (row === undefined) return undefined;
+    return {
+      ...toSummary(row),
+      attemptLog: (getAttempts.all(id) as Row[]).map(toAttempt),
+      redeliveries: (getRedeliveries.all(id) as Row[]).map((r) => ({
+        round: Number(r.round),
+        requestedAt: Number(r.requested_at),
+      })),
+    };
+  });
+
   // better-sqlite3 is synchronous; wrapping each call keeps a thrown SQLite error a rejected
   // promise with a typed error instead of an exception in the caller's stack.
   const run = <T>(what: string, fn: () => T): Promise<T> => {
@@ -237,19 +252,7 @@ export function sqliteDeliveryStore(options: SqliteDeliveryStoreOptions): Delive
         return row === undefined ? undefined : Number(row.next_attempt_at);
       }),
     queueStats: (now) => run('queueStats', () => toQueueStats(stats.get({ now }) as Row | undefined)),
-    get: (id) =>
-      run('get', (): DeliveryRecord | undefined => {
-        const row = getOne.get(id) as Row | undefined;
-        if (row === undefined) return undefined;
-        return {
-          ...toSummary(row),
-          attemptLog: (getAttempts.all(id) as Row[]).map(toAttempt),
-          redeliveries: (getRedeliveries.all(id) as Row[]).map((r) => ({
-            round: Number(r.round),
-            requestedAt: Number(r.requested_at),
-          })),
-        };
-      }),
+    get: (id) => run('get', () => readRecord(id)),
     list: (filter?: DeliveryFilter) =>
       run('list', (): DeliverySummary[] => {
         const { where, params } = listWhere(filter, () => '?');

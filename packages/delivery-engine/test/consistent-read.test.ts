@@ -1,0 +1,98 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { POSTGRES_URL, postgresAvailable } from '@kyc/test-support';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createDeliveryEngine, type DeliveryStore, sqliteDeliveryStore } from '../src/index.js';
+import { postgresDeliveryStore } from '../src/postgres.js';
+import { bodyFor } from './support/attempts.js';
+import { uniqueSchema } from './support/postgres-schema.js';
+import { startReceiver, testCertificate } from './support/receiver.js';
+import { spawnWorker } from './support/spawn-worker.js';
+
+const EVENTS = 60;
+const hasPostgres = await postgresAvailable();
+const dir = mkdtempSync(join(tmpdir(), 'kyc-consistent-read-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/**
+ * A worker in another process delivers one event at a time while this process reads the event
+ * without pause, so some read always straddles the commit that records the attempt. A record
+ * read from two moments (the row before the commit, its attempt log after it) says 0 attempts
+ * beside an attempt-log entry: `getDelivery` must read one snapshot.
+ */
+async function readWhileAnotherProcessDelivers(
+  store: DeliveryStore<unknown>,
+  workerStore: Record<string, unknown>,
+): Promise<void> {
+  const receiver = await startReceiver(() => 200);
+  const engine = createDeliveryEngine({ store, allowPrivateNetworks: ['127.0.0.0/8'] });
+  const worker = spawnWorker({
+    ...workerStore,
+    ca: (await testCertificate()).cert,
+    concurrency: 1,
+    leaseMs: 10_000,
+    deadlineMs: 5_000,
+    expectFinished: EVENTS,
+  });
+  const torn: string[] = [];
+  let readsWhilePending = 0;
+  try {
+    await worker.started;
+    for (let i = 0; i < EVENTS; i++) {
+      const { id } = await engine.enqueue({ url: receiver.url, body: bodyFor(`read-${i}`) });
+      const giveUpAt = Date.now() + 10_000;
+      for (;;) {
+        const record = await engine.getDelivery(id);
+        if (record === undefined) throw new Error(`${id} vanished`);
+        if (record.attempts !== record.attemptLog.length) {
+          torn.push(`${id}: attempts ${record.attempts}, attempt log ${record.attemptLog.length}, ${record.state}`);
+        }
+        if (record.state !== 'pending') break;
+        readsWhilePending++;
+        // SQLite reads are synchronous: without a turn of the event loop the receiver in this
+        // process would never answer.
+        await new Promise(setImmediate);
+        if (Date.now() > giveUpAt) throw new Error(`${id} was not delivered within 10 s: ${worker.stderr()}`);
+      }
+    }
+    expect(await worker.exited, worker.stderr()).toBe(0);
+  } finally {
+    worker.child.kill('SIGKILL');
+    await receiver.close();
+  }
+  expect(torn).toEqual([]);
+  expect(receiver.requests).toHaveLength(EVENTS);
+  // The reads did run beside the worker's commits, not after them.
+  expect(readsWhilePending).toBeGreaterThan(EVENTS);
+}
+
+describe('getDelivery while another process records attempts', () => {
+  it('SQLite: the row and its attempt log come from one snapshot', { timeout: 90_000 }, async () => {
+    const path = join(dir, 'read.db');
+    const store = sqliteDeliveryStore({ path });
+    try {
+      await readWhileAnotherProcessDelivers(store, { store: 'sqlite', path });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it.skipIf(!hasPostgres)(
+    'Postgres: the row and its attempt log come from one snapshot',
+    { timeout: 90_000 },
+    async () => {
+      const schema = uniqueSchema('read');
+      const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 4 });
+      const store = postgresDeliveryStore({ pool, schema });
+      try {
+        await store.migrate();
+        await readWhileAnotherProcessDelivers(store, { store: 'postgres', postgresUrl: POSTGRES_URL, schema });
+      } finally {
+        await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        await pool.end();
+      }
+    },
+  );
+});
