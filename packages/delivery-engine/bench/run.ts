@@ -198,7 +198,7 @@ try {
   const sqliteRounds: { ceiling: number; rate: number }[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const ceiling = await bareUndiciLoop(url, CONCURRENCY);
-    const rate = await sqliteThroughput({
+    const { rate } = await sqliteThroughput({
       url,
       ca: tls.cert,
       body,

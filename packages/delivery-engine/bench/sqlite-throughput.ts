@@ -11,13 +11,27 @@ export interface SqliteThroughputOptions {
   readonly path: string;
   readonly events: number;
   readonly concurrency: number;
+  /** Called as each phase starts; the function it returns, as it ends (a profiler, for bench/profile-run.ts). */
+  readonly observe?: (phase: 'enqueue' | 'deliver') => Promise<() => Promise<void>>;
 }
+
+/** Deliveries per second, and this process's CPU (user + system) per enqueue and per delivery. */
+export interface ThroughputFigures {
+  readonly rate: number;
+  readonly cpuUsPerEnqueue: number;
+  readonly cpuUsPerDelivery: number;
+}
+
+const cpuUs = () => {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+};
 
 /**
  * Enqueues `events` deliveries to one endpoint, then starts the engine and times until the
  * last is delivered: deliveries per second (bounded: gives up after two minutes).
  */
-export async function sqliteThroughput(options: SqliteThroughputOptions): Promise<number> {
+export async function sqliteThroughput(options: SqliteThroughputOptions): Promise<ThroughputFigures> {
   const { url, body, events, concurrency } = options;
   const store = sqliteDeliveryStore({ path: options.path });
   let delivered = 0;
@@ -35,12 +49,21 @@ export async function sqliteThroughput(options: SqliteThroughputOptions): Promis
       if (event.state === 'delivered' && ++delivered === events) done();
     },
   });
+  const endEnqueue = await options.observe?.('enqueue');
+  const enqueueCpu = cpuUs();
   for (let i = 0; i < events; i++) await engine.enqueue({ url, body });
+  const cpuUsPerEnqueue = (cpuUs() - enqueueCpu) / events;
+  await endEnqueue?.();
+  const endDeliver = await options.observe?.('deliver');
   const started = performance.now();
+  const deliveryCpu = cpuUs();
   await engine.start();
   await Promise.race([finished, new Promise((resolve) => setTimeout(resolve, 120_000))]);
   const rate = delivered / ((performance.now() - started) / 1000);
+  const cpuUsPerDelivery = (cpuUs() - deliveryCpu) / Math.max(1, delivered);
+
+  await endDeliver?.();
   await engine.stop();
   await store.close();
-  return rate;
+  return { rate, cpuUsPerEnqueue, cpuUsPerDelivery };
 }

@@ -7,7 +7,8 @@ export type DeliveryEngineErrorCode =
   | 'event_id_conflict'
   | 'not_found'
   | 'in_progress'
-  | 'store_error';
+  | 'store_error'
+  | 'store_locked';
 
 /**
  * The one error class of `@kyc/delivery-engine`: a stable `code` and a message that says what

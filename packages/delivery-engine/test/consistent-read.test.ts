@@ -69,14 +69,65 @@ async function readWhileAnotherProcessDelivers(
 }
 
 describe('getDelivery while another process records attempts', () => {
-  it('SQLite: the row and its attempt log come from one snapshot', { timeout: 90_000 }, async () => {
+  it("SQLite, mode 'shared': the row and its attempt log come from one snapshot", { timeout: 90_000 }, async () => {
     const path = join(dir, 'read.db');
-    const store = sqliteDeliveryStore({ path });
+    const store = sqliteDeliveryStore({ path, mode: 'shared' });
     try {
-      await readWhileAnotherProcessDelivers(store, { store: 'sqlite', path });
+      await readWhileAnotherProcessDelivers(store, { store: 'sqlite', mode: 'shared', path });
     } finally {
       await store.close();
     }
+  });
+
+  it('SQLite, a reader beside the owning process: one snapshot per read', { timeout: 90_000 }, async () => {
+    const path = join(dir, 'owned.db');
+    const receiver = await startReceiver(() => 200);
+    const producer = sqliteDeliveryStore({ path });
+    const enqueuer = createDeliveryEngine({ store: producer, allowPrivateNetworks: ['127.0.0.0/8'] });
+    const ids: string[] = [];
+    for (let i = 0; i < EVENTS; i++) {
+      ids.push((await enqueuer.enqueue({ url: receiver.url, body: bodyFor(`owned-${i}`) })).id);
+    }
+    await producer.close();
+    // This handle only reads: it never takes the lock the worker holds.
+    const reader = createDeliveryEngine({
+      store: sqliteDeliveryStore({ path }),
+      allowPrivateNetworks: ['127.0.0.0/8'],
+    });
+    const worker = spawnWorker({
+      store: 'sqlite',
+      path,
+      ca: (await testCertificate()).cert,
+      concurrency: 1,
+      leaseMs: 10_000,
+      deadlineMs: 5_000,
+      expectFinished: EVENTS,
+    });
+    const torn: string[] = [];
+    let readsWhilePending = 0;
+    try {
+      await worker.started;
+      for (const id of ids) {
+        const giveUpAt = Date.now() + 10_000;
+        for (;;) {
+          const record = await reader.getDelivery(id);
+          if (record === undefined) throw new Error(`${id} vanished`);
+          if (record.attempts !== record.attemptLog.length)
+            torn.push(`${id}: ${record.attempts} ≠ ${record.attemptLog.length}`);
+          if (record.state !== 'pending') break;
+          readsWhilePending++;
+          await new Promise(setImmediate);
+          if (Date.now() > giveUpAt) throw new Error(`${id} was not delivered within 10 s: ${worker.stderr()}`);
+        }
+      }
+      expect(await worker.exited, worker.stderr()).toBe(0);
+    } finally {
+      worker.child.kill('SIGKILL');
+      await receiver.close();
+    }
+    expect(torn).toEqual([]);
+    expect(receiver.requests).toHaveLength(EVENTS);
+    expect(readsWhilePending).toBeGreaterThan(EVENTS);
   });
 
   it.skipIf(!hasPostgres)(

@@ -30,13 +30,17 @@ describe('crash safety over SQLite', () => {
       delayMs: 5 + Math.floor(Math.random() * 25),
     }));
     const path = join(dir, 'crash.db');
-    const store = sqliteDeliveryStore({ path });
-    const enqueuer = createDeliveryEngine({ store, allowPrivateNetworks: ['127.0.0.0/8'] });
+    const producer = sqliteDeliveryStore({ path });
+    const enqueuer = createDeliveryEngine({ store: producer, allowPrivateNetworks: ['127.0.0.0/8'] });
     const ids: string[] = [];
     for (let i = 0; i < EVENTS; i++) {
       const url = failing(i) ? `${receiver.origin}/fail` : receiver.url;
       ids.push((await enqueuer.enqueue({ url, body: bodyFor(`crash-${i}`) })).id);
     }
+    // The file has one owner at a time: the workers own it from here; this process only reads.
+    await producer.close();
+    const store = sqliteDeliveryStore({ path });
+    const view = createDeliveryEngine({ store, allowPrivateNetworks: ['127.0.0.0/8'] });
 
     const config = {
       store: 'sqlite',
@@ -59,19 +63,19 @@ describe('crash safety over SQLite', () => {
       worker.child.kill('SIGKILL');
       const code = await worker.exited;
       if (code === 'SIGKILL') kills++;
-      if ((await enqueuer.listDeliveries({ state: 'pending', limit: 1 })).length === 0) break;
+      if ((await view.listDeliveries({ state: 'pending', limit: 1 })).length === 0) break;
     }
     // Restart until done: a last worker runs to completion (it exits once nothing is pending).
     for (let restart = 0; restart < 3; restart++) {
       const last = spawnWorker(config);
       const code = await last.exited;
       expect(code, last.stderr()).toBe(0);
-      if ((await enqueuer.listDeliveries({ state: 'pending', limit: 1 })).length === 0) break;
+      if ((await view.listDeliveries({ state: 'pending', limit: 1 })).length === 0) break;
     }
 
     let lost = 0;
     for (const [i, id] of ids.entries()) {
-      const record = await enqueuer.getDelivery(id);
+      const record = await view.getDelivery(id);
       const log = record?.attemptLog ?? [];
       if (failing(i)) {
         // Ends failed after exactly the four attempts of the schedule, all recorded (each a
@@ -93,7 +97,7 @@ describe('crash safety over SQLite', () => {
       expect(received - log.length, id).toBeGreaterThanOrEqual(0);
       lost += received - log.length;
     }
-    const recorded = (await Promise.all(ids.map((id) => enqueuer.getDelivery(id)))).reduce(
+    const recorded = (await Promise.all(ids.map((id) => view.getDelivery(id)))).reduce(
       (sum, record) => sum + (record?.attemptLog.length ?? 0),
       0,
     );

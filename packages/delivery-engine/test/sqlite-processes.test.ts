@@ -14,13 +14,13 @@ const ADDRESSES = ['127.0.0.1', '127.0.0.2'];
 const dir = mkdtempSync(join(tmpdir(), 'kyc-sqlite-processes-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('two processes sharing one SQLite file', () => {
+describe("two processes sharing one SQLite file in mode 'shared'", () => {
   it('share the queue and send every event exactly once', { timeout: 90_000 }, async () => {
     const receiver = await startReceiver(() => ({ status: 200, delayMs: 5 + Math.floor(Math.random() * 20) }), {
       hosts: ADDRESSES,
     });
     const path = join(dir, 'shared.db');
-    const store = sqliteDeliveryStore({ path });
+    const store = sqliteDeliveryStore({ path, mode: 'shared' });
     const enqueuer = createDeliveryEngine({
       store,
       allowPrivateNetworks: ['127.0.0.0/8'],
@@ -29,6 +29,7 @@ describe('two processes sharing one SQLite file', () => {
     const url = `https://${TEST_HOST}:${receiver.port}/hook`;
     const config = {
       store: 'sqlite',
+      mode: 'shared',
       path,
       ca: (await testCertificate()).cert,
       concurrency: 8,

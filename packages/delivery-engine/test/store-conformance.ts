@@ -5,6 +5,11 @@ import type { AttemptRecord, DeliveryStore, NewDelivery } from '../src/index.js'
 export interface ConformanceFixture {
   readonly store: DeliveryStore<unknown>;
   openAnother(): Promise<DeliveryStore<unknown>>;
+  /**
+   * The store allows one writer (SQLite's owner mode): a second handle may read, and its writes
+   * are refused with `store_locked`, instead of taking turns with the first.
+   */
+  readonly oneWriter?: boolean;
   cleanup(): Promise<void>;
 }
 
@@ -125,14 +130,29 @@ export function storeConformance(name: string, open: () => Promise<ConformanceFi
     it('gives a claim to exactly one of two concurrent claimers', async () => {
       const another = await fixture.openAnother();
       for (let i = 0; i < 40; i++) await store.insert(delivery(`c${i}`, { createdAt: T0 + i }));
+      // With one writer, the other handle's claims are refused: the concurrent claims all come from one.
+      const claimers = fixture.oneWriter ? [store] : [store, another];
       const results = await Promise.all(
         Array.from({ length: 8 }, (_, i) =>
-          (i % 2 === 0 ? store : another).claim({ now: T0 + 100, limit: 7, leaseMs: LEASE, excludeOrigins: [] }),
+          (claimers[i % claimers.length] ?? store).claim({
+            now: T0 + 100,
+            limit: 7,
+            leaseMs: LEASE,
+            excludeOrigins: [],
+          }),
         ),
       );
       const ids = results.flat().map((c) => c.id);
       expect(new Set(ids).size).toBe(ids.length);
       expect(ids.length).toBe(40);
+      if (fixture.oneWriter) {
+        await expect(another.claim({ now: T0 + 100, limit: 1, leaseMs: LEASE, excludeOrigins: [] })).rejects.toThrow(
+          expect.objectContaining({ code: 'store_locked' }),
+        );
+        await expect(another.insert(delivery('x1'))).rejects.toThrow(expect.objectContaining({ code: 'store_locked' }));
+        // Reading never needs the lock.
+        expect((await another.get('c0'))?.id).toBe('c0');
+      }
       await another.close();
     });
 
@@ -269,12 +289,14 @@ export function storeConformance(name: string, open: () => Promise<ConformanceFi
       const bare = claims.find((c) => c.id === 't2');
       expect(bare?.traceParent).toBeUndefined();
       expect(bare?.sessionId).toBeUndefined();
-      // Another process claiming after a lost lease sees the same context.
-      const other = await fixture.openAnother();
+      // Another process claiming after a lost lease sees the same context (with one writer, the
+      // same handle after its lease lapsed).
+      const other = fixture.oneWriter ? store : await fixture.openAnother();
       const [again] = (await other.claim({ now: T0 + LEASE, limit: 10, leaseMs: LEASE, excludeOrigins: [] })).filter(
         (c) => c.id === 't1',
       );
       expect(again?.traceParent).toBe(traceParent);
+      if (other !== store) await other.close();
     });
 
     it('counts pending deliveries as due, waiting for a retry and in flight', async () => {

@@ -11,6 +11,7 @@ import {
   createManualClock,
   type DeliveryEngine,
   type DeliveryEngineOptions,
+  type DeliveryStore,
   type ManualClock,
   sqliteDeliveryStore,
 } from '../src/index.js';
@@ -43,11 +44,12 @@ async function engineFor(
   clock: ManualClock,
   overrides: Partial<DeliveryEngineOptions> & { readonly useGlobal?: true } = {},
   path = ':memory:',
-): Promise<{ engine: DeliveryEngine; attempts: ReturnType<typeof recordAttempts> }> {
+): Promise<{ engine: DeliveryEngine; store: DeliveryStore; attempts: ReturnType<typeof recordAttempts> }> {
   const attempts = recordAttempts();
   const { useGlobal, ...rest } = overrides;
+  const store = sqliteDeliveryStore({ path });
   const engine = createDeliveryEngine({
-    store: sqliteDeliveryStore({ path }),
+    store,
     clock,
     ...(await loopbackOptions()),
     ...(useGlobal === undefined && {
@@ -58,7 +60,7 @@ async function engineFor(
   });
   engines.push(engine);
   await engine.start();
-  return { engine, attempts };
+  return { engine, store, attempts };
 }
 
 /** Waits until the engine's loop sleeps on the manual clock again. */
@@ -258,6 +260,8 @@ describe('engine spans and metrics with a registered SDK', () => {
     const { id } = await enqueueInFinishSpan(first.engine, receiver.url, 'sess-restart');
     await first.attempts.waitFor(1);
     await first.engine.stop();
+    // The file has one owner at a time: the first engine's process lets go of it.
+    await first.store.close();
     const [enqueue] = named('kyc.webhook.enqueue');
 
     // A new engine over the same file knows nothing in memory about the first one.

@@ -17,9 +17,15 @@ describe('a delivery that keeps killing its worker', () => {
     // The receiver never answers this event: each worker is killed while it waits.
     const receiver = await startReceiver(() => 'hang');
     const path = join(dir, 'loss.db');
+    const producer = sqliteDeliveryStore({ path });
+    const { id } = await createDeliveryEngine({ store: producer, allowPrivateNetworks: ['127.0.0.0/8'] }).enqueue({
+      url: receiver.url,
+      body: bodyFor('poison'),
+    });
+    // Each worker owns the file in turn; this process only reads it from here.
+    await producer.close();
     const store = sqliteDeliveryStore({ path });
     const enqueuer = createDeliveryEngine({ store, allowPrivateNetworks: ['127.0.0.0/8'] });
-    const { id } = await enqueuer.enqueue({ url: receiver.url, body: bodyFor('poison') });
     const config = {
       store: 'sqlite',
       path,

@@ -221,6 +221,8 @@ export function createDeliveryEngine<Transaction = never>(
         await stopping;
         if (running) return;
         await Promise.all([ready(), telemetryReady]);
+        // A second engine on an owned file is refused here, with the store's advice, not later in the loop.
+        await store.acquireOwnership?.();
         const queueStats = store.queueStats?.bind(store);
         if (queueStats !== undefined && unobserve === undefined) {
           unobserve = telemetry.observeQueue(

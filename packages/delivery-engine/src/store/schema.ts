@@ -7,6 +7,8 @@ export interface TableNames {
   readonly redeliveries: string;
   /** Which numbered migrations this database has applied. */
   readonly migrations: string;
+  /** SQLite owner mode: who owns the file, and which deliveries it had in flight at its last commit. */
+  readonly owner: string;
   readonly prefix: string;
 }
 
@@ -36,6 +38,7 @@ export function tableNames(prefix: string, schema?: string): TableNames {
     attempts: `${q}${prefix}delivery_attempts`,
     redeliveries: `${q}${prefix}delivery_redeliveries`,
     migrations: `${q}${prefix}delivery_schema_migrations`,
+    owner: `${q}${prefix}delivery_owner`,
   };
 }
 
@@ -126,6 +129,26 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'session id, company id and enqueuing trace context of each delivery',
     sqlite: (t) => traceColumns(t),
     postgres: (t) => traceColumns(t),
+  },
+  {
+    version: 3,
+    description: 'SQLite: the owning process and its attempts in flight; Postgres: leases outside the due index',
+    sqlite: (t) => [
+      `CREATE TABLE IF NOT EXISTS ${t.owner} (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        pid INTEGER NOT NULL,
+        host TEXT NOT NULL,
+        since INTEGER NOT NULL,
+        in_flight TEXT NOT NULL DEFAULT '[]'
+      )`,
+    ],
+    postgres: (t) => [
+      // A claim writes only this unindexed column (and the lease counters), so Postgres can
+      // update the row in place (a HOT update) instead of adding an entry to every index; the
+      // room left in each page by the fill factor is what makes that possible.
+      `ALTER TABLE ${t.deliveries} ADD COLUMN IF NOT EXISTS lease_until BIGINT`,
+      `ALTER TABLE ${t.deliveries} SET (fillfactor = 50)`,
+    ],
   },
 ];
 

@@ -163,11 +163,19 @@ export interface InsertOptions<Transaction> {
 
 /**
  * The storage contract. Implementations must make `claim` exclusive across processes, check
- * the fencing token in `complete` and `release`, and keep no per-delivery object in memory.
+ * the fencing token in `complete` and `release`, and keep nothing in memory per waiting
+ * delivery (a store may hold its claims in memory: they are bounded by the engine's concurrency).
  */
 export interface DeliveryStore<Transaction = never> {
   /** Creates tables and indexes if missing. Idempotent; the engine calls it on `start()` and on first use. */
   migrate(): Promise<void>;
+  /**
+   * Makes this handle a writer of the queue where the store allows only certain writers (the
+   * SQLite store's owner mode: the one process that owns the file). The engine calls it in
+   * `start()`; writes call it themselves. Rejects with `store_locked` when another owns it.
+   * Reads never need it.
+   */
+  acquireOwnership?(): Promise<void>;
   /**
    * Stores a new pending delivery due at `createdAt`. Resolves once durable (or once written
    * in `options.transaction`). An existing id is left untouched and `created` is `false`.
@@ -176,7 +184,8 @@ export interface DeliveryStore<Transaction = never> {
   /**
    * Leases up to `limit` due deliveries, oldest due first: the lease ends at `now + leaseMs`, at
    * which point the delivery is due again. A claim of a delivery whose previous lease ended
-   * without a result counts one lost lease.
+   * without a result counts one lost lease. The lease may live in the store (many processes)
+   * or in memory (one owning process): either way it outlasts no process that holds it.
    */
   claim(request: ClaimRequest): Promise<DeliveryClaim[]>;
   /** Records an attempt and the new state if `token` is still current; `false` means the lease was lost. */

@@ -13,6 +13,7 @@ export interface Worker {
   /** Resolves with the exit code (or the signal name). */
   readonly exited: Promise<number | string>;
   stderr(): string;
+  stdout(): string;
 }
 
 export function spawnWorker(config: Record<string, unknown>): Worker {
@@ -22,18 +23,20 @@ export function spawnWorker(config: Record<string, unknown>): Worker {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let errors = '';
+  let output = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     errors += chunk.toString();
   });
   const started = new Promise<void>((resolve, reject) => {
     child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('started')) resolve();
+      output += chunk.toString();
+      if (output.includes('started')) resolve();
     });
-    child.once('exit', () => reject(new Error(`worker exited before starting: ${errors}`)));
+    child.once('exit', () => reject(new Error(`worker exited before starting: ${output}${errors}`)));
   });
   started.catch(() => undefined);
   const exited = new Promise<number | string>((resolve) => {
     child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
   });
-  return { child, started, exited, stderr: () => errors };
+  return { child, started, exited, stderr: () => errors, stdout: () => output };
 }

@@ -10,6 +10,8 @@ import { postgresDeliveryStore } from '../../src/postgres.js';
 interface WorkerConfig {
   readonly store: 'sqlite' | 'postgres';
   readonly path?: string;
+  /** SQLite: `owner` (the default) or `shared`. */
+  readonly mode?: 'owner' | 'shared';
   readonly postgresUrl?: string;
   readonly schema?: string;
   readonly ca: string;
@@ -37,7 +39,7 @@ const pool =
     : undefined;
 const store: DeliveryStore<unknown> =
   pool === undefined
-    ? sqliteDeliveryStore({ path: config.path ?? '' })
+    ? sqliteDeliveryStore({ path: config.path ?? '', ...(config.mode !== undefined && { mode: config.mode }) })
     : postgresDeliveryStore({ pool, ...(config.schema !== undefined && { schema: config.schema }) });
 
 const engine = createDeliveryEngine({
@@ -60,7 +62,13 @@ const engine = createDeliveryEngine({
   logger: { error: (message, fields) => console.error(message, fields) },
 });
 
-await engine.start();
+try {
+  await engine.start();
+} catch (error) {
+  // A refused start (another process owns the file) is an answer the parent checks.
+  process.stdout.write(`refused ${(error as { code?: string }).code}: ${(error as Error).message}\n`);
+  process.exit(3);
+}
 process.stdout.write('started\n');
 // Bounded: a worker never outlives a minute even if the parent forgets it.
 const giveUpAt = Date.now() + 60_000;

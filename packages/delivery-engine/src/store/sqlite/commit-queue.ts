@@ -1,0 +1,112 @@
+/** A write queued for the next group commit. */
+interface QueuedWrite<R> {
+  /** Runs inside the batch's transaction; its return value is the write's result. */
+  readonly write: () => R;
+  /** Runs right after the commit, before durability is confirmed (the owner ends a reservation here). */
+  readonly committed: ((result: R) => void) | undefined;
+  readonly resolve: (result: R) => void;
+  readonly reject: (error: Error) => void;
+}
+
+export interface CommitQueueOptions {
+  /** Runs `body` in one write transaction (`BEGIN IMMEDIATE`). */
+  readonly transaction: <T>(body: () => T) => T;
+  /** Runs first inside every batch's transaction (the owner's record of its attempts in flight). */
+  readonly beforeWrites?: () => void;
+  /** Resolves once the commits made so far are on stable storage; absent, a commit counts as durable. */
+  readonly sync?: () => Promise<void>;
+  readonly wrapError: (error: unknown) => Error;
+}
+
+/** A write's failure, told apart from any value a write may return. */
+class Failed {
+  constructor(readonly error: unknown) {}
+}
+
+/**
+ * Group commit for a synchronous database: writes queued in the same turn of the event loop run
+ * in one transaction at `setImmediate`, and each write's promise settles with its own result once
+ * that transaction is durable (committed, and synced when `sync` is given). Enqueues and attempt
+ * results arriving together cost one transaction, and with `sync` one fsync, instead of one each.
+ *
+ * If a batch fails, each of its writes is tried again in a transaction of its own, so one bad
+ * write fails only its own promise.
+ */
+export class CommitQueue {
+  readonly #options: CommitQueueOptions;
+  #queue: QueuedWrite<unknown>[] = [];
+  #scheduled = false;
+  #pendingSyncs = new Set<Promise<void>>();
+
+  constructor(options: CommitQueueOptions) {
+    this.#options = options;
+  }
+
+  /** Queues a write for the next batch. */
+  push<R>(write: () => R, committed?: (result: R) => void): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.#queue.push({ write, committed, resolve, reject } as QueuedWrite<unknown>);
+      this.schedule();
+    });
+  }
+
+  /** Makes sure a batch runs soon even with nothing queued (`beforeWrites` has something to record). */
+  schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  /** Writes the queued batch now and waits until every batch so far is durable (for `close()`). */
+  async drain(): Promise<void> {
+    if (this.#scheduled || this.#queue.length > 0) this.flush();
+    await Promise.allSettled([...this.#pendingSyncs]);
+  }
+
+  flush(): void {
+    if (!this.#scheduled && this.#queue.length === 0) return;
+    this.#scheduled = false;
+    const batch = this.#queue;
+    this.#queue = [];
+    const { transaction, beforeWrites, sync, wrapError } = this.#options;
+    let results: unknown[];
+    try {
+      results = transaction(() => {
+        beforeWrites?.();
+        return batch.map((item) => item.write());
+      });
+    } catch {
+      results = batch.map((item) => {
+        try {
+          return transaction(() => item.write());
+        } catch (error) {
+          return new Failed(error);
+        }
+      });
+    }
+    const done: [QueuedWrite<unknown>, unknown][] = [];
+    batch.forEach((item, index) => {
+      const result = results[index];
+      if (result instanceof Failed) item.reject(wrapError(result.error));
+      else {
+        item.committed?.(result);
+        done.push([item, result]);
+      }
+    });
+    if (done.length === 0) return;
+    if (sync === undefined) {
+      for (const [item, result] of done) item.resolve(result);
+      return;
+    }
+    const synced = sync().then(
+      () => {
+        for (const [item, result] of done) item.resolve(result);
+      },
+      (error: unknown) => {
+        for (const [item] of done) item.reject(wrapError(error));
+      },
+    );
+    this.#pendingSyncs.add(synced);
+    void synced.finally(() => this.#pendingSyncs.delete(synced));
+  }
+}

@@ -1,0 +1,124 @@
+import Database from 'better-sqlite3';
+import { DeliveryEngineError } from '../../delivery-engine-error.js';
+import type { SqliteFile } from './open-sqlite.js';
+
+/** `owner`: one process owns the file. `shared`: any number of processes with durable leases. */
+export type SqliteStoreMode = 'owner' | 'shared';
+
+/** A lock on a delivery database file, held from the first write until `release()`. */
+export interface FileLock {
+  /** Takes the lock if this handle does not hold it yet. Throws `store_locked` when another handle does. */
+  acquire(): void;
+  readonly held: boolean;
+  release(): void;
+}
+
+export interface FileLockOptions {
+  readonly file: SqliteFile;
+  readonly mode: SqliteStoreMode;
+  /** Runs right after the lock is taken (the owner's recovery); if it throws, the lock is given back. */
+  readonly onAcquired?: () => void;
+}
+
+const isBusy = (error: unknown): boolean => {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+};
+
+/**
+ * The lock is an open transaction on a small side file (`<path>-lock`): `BEGIN EXCLUSIVE` for
+ * the owner, a read transaction for each process of the shared mode. The operating system holds
+ * these byte-range locks for the process and drops them when it exits, however it exits, so a
+ * crashed owner's successor takes over at once and no stale lock file ever needs clearing.
+ * SQLite applies the same rule between connections of one process.
+ */
+export function fileLock(options: FileLockOptions): FileLock {
+  const { mode } = options;
+  const { path } = options.file;
+  if (path === ':memory:') return { acquire() {}, held: true, release() {} };
+  const lockPath = `${path}-lock`;
+  let connection: Database.Database | undefined;
+
+  const refused = (): DeliveryEngineError => {
+    if (mode === 'owner' && sharedHolders(lockPath)) {
+      return new DeliveryEngineError(
+        'store_locked',
+        `sqliteDeliveryStore: ${path} is used by processes opened with { mode: 'shared' }. Open this one with { mode: 'shared' } too, or stop them first: an owner needs the file to itself.`,
+      );
+    }
+    const owner = describeOwner(options.file);
+    const sameProcess = owner?.startsWith(`process ${process.pid} `) === true;
+    const who = `${path} is owned by another delivery engine${owner === undefined ? '' : ` (${owner})`}`;
+    const advice =
+      mode === 'owner'
+        ? 'One process owns an embedded SQLite queue: stop the other engine (its lock ends when its process exits, even after a crash) or close its store' +
+          `${sameProcess ? ' (it is in this process)' : ''}, give this engine its own file, or open every process on this file with { mode: 'shared' } (each claim is then a durable write)`
+        : "Processes that share one file must all use { mode: 'shared' }: stop the owner, or give this process its own file";
+    return new DeliveryEngineError('store_locked', `sqliteDeliveryStore: ${who}. ${advice}.`);
+  };
+
+  const lock: FileLock = {
+    get held() {
+      return connection !== undefined;
+    },
+    acquire() {
+      if (connection !== undefined) return;
+      let opened: Database.Database | undefined;
+      try {
+        opened = new Database(lockPath, { timeout: 0 });
+        opened.exec('CREATE TABLE IF NOT EXISTS engine_lock (held INTEGER)');
+        if (mode === 'owner') opened.exec('BEGIN EXCLUSIVE');
+        else {
+          opened.exec('BEGIN');
+          // A read is what takes the shared lock; BEGIN alone takes none.
+          opened.prepare('SELECT count(*) FROM engine_lock').get();
+        }
+      } catch (error) {
+        opened?.close();
+        if (isBusy(error)) throw refused();
+        throw new DeliveryEngineError('store_error', `sqliteDeliveryStore: cannot lock ${lockPath}`, { cause: error });
+      }
+      connection = opened;
+      try {
+        options.onAcquired?.();
+      } catch (error) {
+        lock.release();
+        throw error;
+      }
+    },
+    release() {
+      const held = connection;
+      connection = undefined;
+      if (held?.open) held.close();
+    },
+  };
+  return lock;
+}
+
+/** Who owns the file, as the owner recorded it ("process 4242 on host-a, since …"), if known. */
+function describeOwner({ db, t }: SqliteFile): string | undefined {
+  try {
+    const row = db.prepare(`SELECT pid, host, since FROM ${t.owner} WHERE id = 1`).get() as
+      | { pid: number; host: string; since: number }
+      | undefined;
+    if (row === undefined) return undefined;
+    return `process ${row.pid} on ${row.host}, since ${new Date(row.since).toISOString()}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the processes holding the lock file are shared-mode readers (a read lock can still be had). */
+function sharedHolders(lockPath: string): boolean {
+  let probe: Database.Database | undefined;
+  try {
+    probe = new Database(lockPath, { timeout: 0 });
+    probe.exec('BEGIN');
+    probe.prepare('SELECT count(*) FROM engine_lock').get();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    probe?.close();
+  }
+}
