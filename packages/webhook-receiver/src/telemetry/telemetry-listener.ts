@@ -91,8 +91,10 @@ function spanAttributes(finished: RequestFinished): Attributes {
 
 /**
  * The receiver's spans and metrics as a request-finished listener, or `undefined` when
- * telemetry is off. `@opentelemetry/api` is loaded once; when it is absent the listener takes
- * itself out of `listeners`, so a receiver without the package pays nothing per request.
+ * telemetry is off. `@opentelemetry/api` is loaded once, when the first request ends (not when
+ * the receiver is made: a module's top level must do no I/O on workerd); when it is absent the
+ * listener takes itself out of `listeners`, so a receiver without the package pays nothing per
+ * request after the first.
  */
 export function telemetryListener(
   options: ReceiverTelemetryOptions | false | undefined,
@@ -102,20 +104,23 @@ export function telemetryListener(
   if (options === false) return;
   const settings = options ?? {};
   let instruments: Instruments | undefined;
-  const ready = (settings.api === undefined ? loadOpenTelemetryApi() : Promise.resolve(settings.api)).then((api) => {
-    if (api === undefined) {
-      const index = listeners.indexOf(listener);
-      if (index >= 0) listeners.splice(index, 1);
-      return undefined;
-    }
-    instruments = instrument(api, settings, trustTraceContext);
-    return instruments;
-  });
+  let ready: Promise<Instruments | undefined> | undefined;
+  const load = () =>
+    (settings.api === undefined ? loadOpenTelemetryApi() : Promise.resolve(settings.api)).then((api) => {
+      if (api === undefined) {
+        const index = listeners.indexOf(listener);
+        if (index >= 0) listeners.splice(index, 1);
+        return undefined;
+      }
+      instruments = instrument(api, settings, trustTraceContext);
+      return instruments;
+    });
   const listener: RequestFinishedListener = (finished) => {
     if (instruments !== undefined) {
       instruments.record(finished);
       return undefined;
     }
+    ready ??= load();
     return ready.then((loaded) => {
       loaded?.record(finished);
       return undefined;
