@@ -1,6 +1,7 @@
 import type { Attributes, Context, Link } from '@opentelemetry/api';
 import type { RequestFinished, RequestFinishedListener } from '../receiver/request-finished.js';
 import { loadOpenTelemetryApi, type OtelApi } from './load-api.js';
+import { parseTraceparent } from './parse-traceparent.js';
 import type { ReceiverTelemetryOptions } from './telemetry-options.js';
 
 const SCOPE = '@kyc/webhook-receiver';
@@ -44,9 +45,15 @@ function instrument(api: OtelApi, options: ReceiverTelemetryOptions, trustTraceC
       const active = api.context.active();
       let parent: Context = active;
       const links: Link[] = [];
-      if (finished.header(TRACEPARENT) !== undefined) {
-        const incoming = api.trace.getSpanContext(api.propagation.extract(api.ROOT_CONTEXT, finished, getter));
-        if (incoming !== undefined && api.trace.isSpanContextValid(incoming)) {
+      const traceparent = finished.header(TRACEPARENT);
+      if (traceparent !== undefined) {
+        const extracted = api.trace.getSpanContext(api.propagation.extract(api.ROOT_CONTEXT, finished, getter));
+        // Without a registered propagator nothing is extracted: read the W3C header ourselves.
+        const incoming =
+          extracted !== undefined && api.trace.isSpanContextValid(extracted)
+            ? extracted
+            : parseTraceparent(api, traceparent, finished.header(TRACESTATE));
+        if (incoming !== undefined) {
           // Trusted: continue the sender's trace. Untrusted: only point at it; a link grants nothing.
           if (trustTraceContext) parent = api.trace.setSpanContext(active, incoming);
           else links.push({ context: incoming, attributes: { 'kyc.trace.trusted': false } });
