@@ -18,3 +18,7 @@ const receiver = createWebhookReceiver({
 export function POST(request: Request): Promise<Response> {
   return receiver.handle(request);
 }
+
+// Next answers a method a route does not export with its own 405 and no Allow header: the
+// receiver's says `Allow: POST`, as on every other framework.
+export const GET = POST;
