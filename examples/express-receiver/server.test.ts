@@ -13,7 +13,7 @@ receiverExampleSuite('express-receiver', async ({ authKey, onDecision }) => {
   };
 });
 
-it('keeps express.json() working for the rest of the app', async () => {
+it('keeps express.json() working for the rest of the app, and answers a GET with 405 + Allow: POST', async () => {
   const server = createApp({ authKeys: 'example-auth-key-7f3c9a1e5b2d4f60', onDecision: () => {} }).listen(
     0,
     '127.0.0.1',
@@ -23,6 +23,8 @@ it('keeps express.json() working for the rest of the app', async () => {
   try {
     const response = await fetch(`http://127.0.0.1:${port}/health`);
     expect(await response.json()).toEqual({ ok: true });
+    const get = await fetch(`http://127.0.0.1:${port}/webhooks/kyc`);
+    expect([get.status, get.headers.get('allow')]).toEqual([405, 'POST']);
   } finally {
     await new Promise((resolve) => server.close(resolve));
   }

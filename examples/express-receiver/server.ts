@@ -3,7 +3,8 @@
  *
  * The one rule Express needs: the webhook route must see the raw bytes, so mount it BEFORE any
  * global `express.json()`. The receiver reads and size-limits the body itself; if a JSON parser
- * ran first it answers with an error naming this fix instead of hanging.
+ * ran first it answers with an error naming the fix instead of hanging (an `express.raw()` on the
+ * route would not help then; a global `express.json({ verify })` keeping the bytes would).
  */
 import { decide, type KycDecision } from '@kyc/example-actions';
 import { createWebhookReceiver, type IdempotencyStore } from '@kyc/webhook-receiver';
@@ -27,7 +28,8 @@ export function createApp({ authKeys, onDecision, idempotencyStore }: AppOptions
   });
 
   const app = express();
-  app.post('/webhooks/kyc', toNodeHandler(receiver)); // before express.json()
+  // Before express.json(); `all` so that a GET gets the receiver's 405 with Allow: POST, not a 404.
+  app.all('/webhooks/kyc', toNodeHandler(receiver));
   app.use(express.json());
   app.get('/health', (_req, res) => {
     res.json({ ok: true });

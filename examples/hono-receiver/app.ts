@@ -23,6 +23,7 @@ export function createApp({ authKeys, onDecision, idempotencyStore }: AppOptions
     onEvent: (event) => onDecision(decide(event)),
   });
   const app = new Hono();
-  app.post('/webhooks/kyc', (c) => receiver.handle(c.req.raw));
+  // `all`: a GET gets the receiver's 405 with Allow: POST, as on every other framework.
+  app.all('/webhooks/kyc', (c) => receiver.handle(c.req.raw));
   return app;
 }

@@ -1,16 +1,21 @@
 /**
- * NestJS (Express platform) receiver for KYC completion webhooks. The one setting Nest needs:
- * `rawBody: true`, so the receiver checks and parses the bytes that were sent.
+ * NestJS (Express platform) receiver for KYC completion webhooks. The two settings Nest needs:
+ * `rawBody: true`, so the receiver checks and parses the bytes that were sent, and a JSON limit
+ * as large as the receiver's (Nest's own is 100 KB: a larger delivery would get Nest's 413).
  */
 import 'reflect-metadata';
+import { DEFAULT_MAX_BODY_BYTES } from '@kyc/contracts';
 import { type INestApplication, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { KycWebhookModule, type KycWebhookOptions } from './app.module.js';
 
 export async function createApp(options: KycWebhookOptions): Promise<INestApplication> {
   @Module({ imports: [KycWebhookModule.forRoot(options)] })
   class AppModule {}
-  return NestFactory.create(AppModule, { rawBody: true, logger: ['error', 'warn'] });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, { rawBody: true, logger: ['error', 'warn'] });
+  // The receiver's limit (its `maxBodyBytes`, 1 MiB by default); rawBody is kept with it.
+  return app.useBodyParser('json', { limit: DEFAULT_MAX_BODY_BYTES });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

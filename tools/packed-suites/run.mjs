@@ -28,6 +28,11 @@ const notForInstalls = {
   'webhook-receiver/test/edge-runtimes.test.ts': 'bundles the receiver from its sources for each runtime',
   'webhook-receiver/test/edge-bundle.test.ts': 'bundles the workspace build of the edge entries',
   'webhook-receiver/test/durable-object-store.test.ts': 'runs workerd on a Worker bundled from the workspace sources',
+  'webhook-receiver/test/workerd-module-scope.test.ts': 'runs workerd on a Worker bundled from the workspace sources',
+  'client/test/bundler-warnings.test.ts': 'bundles the workspace build with esbuild and Vite',
+  'webhook-receiver/test/bundler-warnings.test.ts': 'bundles the workspace build with esbuild and Vite',
+  'client/test/lazy-start.test.ts': "watches imports with Node's module.registerHooks (not in Bun or Deno)",
+  'webhook-receiver/test/lazy-start.test.ts': "watches imports with Node's module.registerHooks (not in Bun or Deno)",
 };
 // Tooling the suites import that no published package depends on, and what only the benches use.
 const skipDevDependencies = /^(node2\d|bun|deno|madge|@types\/|autocannon$|miniflare$|esbuild$|@onfido\/api$)/;

@@ -129,7 +129,7 @@ export class KycClient {
       random,
       startAttempt: this.#telemetry.start,
     };
-    await this.#telemetry.ready;
+    await this.#telemetry.ready();
     const exchange = await runWithRetries(plan, (failed) => readFailure(failed, this.#scrub, Date.now()));
     return readSessionDetails(exchange, this.#scrub);
   }

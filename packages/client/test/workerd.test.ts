@@ -55,7 +55,7 @@ afterAll(async () => {
 });
 
 describe('KycClient in workerd (Cloudflare Workers)', () => {
-  it('finishes, reads, maps errors, retries, refuses a foreign detailsURL and times out, with workerd fetch', async () => {
+  it('finishes, reads, maps errors, retries, refuses a foreign detailsURL and times out, with workerd fetch; also made at module scope', async () => {
     const response = await fetch(workerUrl);
     expect(response.status).toBe(200);
     const results = (await response.json()) as Record<string, Record<string, unknown>>;
@@ -66,6 +66,7 @@ describe('KycClient in workerd (Cloudflare Workers)', () => {
     expect(results.retries).toEqual([1, 2]);
     expect(results.refused).toMatchObject({ error: 'KycInvalidRequestError', reason: 'details_url_refused' });
     expect(results.timeout).toMatchObject({ error: 'KycTimeoutError', kind: 'attempt' });
+    expect(results.moduleScoped).toEqual({ id: 'module-scoped' });
     for (const result of Object.values(results)) expect(JSON.stringify(result)).not.toContain(PASSWORD);
     expect(seen).toContain('POST /api/v1/kyc/session/finish');
     expect(seen).toContain(`GET /api/v1/kyc/session/${encodeURIComponent('a/b ü')}`);

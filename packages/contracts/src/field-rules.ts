@@ -149,3 +149,6 @@ export function parseDurationMs(text: string): number | undefined {
   }
   return Number.isFinite(total) ? total : undefined;
 }
+
+/** Why a body with both groups is refused when `id` and `sessionId` differ (the reader and the zod schema say the same). */
+export const CONFLICTING_SESSION_IDS = '"id" and "sessionId" name different sessions';

@@ -15,6 +15,7 @@ import {
   reportMissing,
 } from './field-readers.js';
 import {
+  CONFLICTING_SESSION_IDS,
   calendarDateRule,
   detailsUrlRule,
   durationRule,
@@ -207,7 +208,7 @@ function readSessionId(found: TopLevel, issues: IssueList): NormalizeWebhookResu
     return { ok: false, code: 'missing_session_id', issues: issues.items };
   }
   if (first !== undefined && second !== undefined && second !== first) {
-    issues.add(['sessionId'], '"id" and "sessionId" name different sessions');
+    issues.add(['sessionId'], CONFLICTING_SESSION_IDS);
     return { ok: false, code: 'conflicting_session_id', issues: issues.items };
   }
   return id;

@@ -26,6 +26,14 @@ describe('wire schemas', () => {
     expect(apiErrorBodySchema.parse(sampleApiErrorBody)).toEqual(sampleApiErrorBody);
   });
 
+  it('refuse a body with both groups whose id and sessionId name different sessions, as the receiver does', () => {
+    const result = webhookCombinedSchema.safeParse({ ...sampleCombinedWebhook, sessionId: 'sess_someone_else' });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((issue) => [issue.path, issue.message])).toEqual([
+      [['sessionId'], '"id" and "sessionId" name different sessions'],
+    ]);
+  });
+
   it('let unknown properties through', () => {
     const details = sessionDetailsSchema.parse({ ...sampleSessionDetails, riskTier: 'low' });
     expect(details).toHaveProperty('riskTier', 'low');

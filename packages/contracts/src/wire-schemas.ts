@@ -10,6 +10,7 @@ import {
   SUGGESTED_ACTIONS,
   VERIFICATION_STATUSES,
 } from './constants.js';
+import { CONFLICTING_SESSION_IDS } from './field-rules.js';
 import {
   calendarDateSchema,
   detailsUrlSchema,
@@ -134,8 +135,14 @@ export const webhookStatusFields = {
 export const webhookStatusSchema = z.looseObject(webhookStatusFields);
 export type WebhookStatusBody = z.infer<typeof webhookStatusSchema>;
 
-/** One body carrying both groups. */
-export const webhookCombinedSchema = z.looseObject({ ...webhookV1Fields, ...webhookStatusFields });
+/**
+ * One body carrying both groups. `id` and `sessionId` must name the same session: the receiver
+ * refuses a body where they differ (`conflicting_session_id`), and so does this schema (the JSON
+ * Schema generated from it cannot say that two properties are equal; see docs/contract.md).
+ */
+export const webhookCombinedSchema = z
+  .looseObject({ ...webhookV1Fields, ...webhookStatusFields })
+  .refine((body) => body.id === body.sessionId, { path: ['sessionId'], message: CONFLICTING_SESSION_IDS });
 export type WebhookCombinedBody = z.infer<typeof webhookCombinedSchema>;
 
 /** Any body the service sends. */

@@ -53,11 +53,44 @@ describe('checkEndpoint', () => {
     expect(byId['accepts-v1']?.fix).toMatch(/only 200 counts as delivered.*return 200 explicitly/);
     expect(byId['rejects-missing-key']?.fix).toMatch(/without an Authorization header.*answer 401/);
     expect(byId['rejects-wrong-key']?.hint).toMatch(/Auth Key and the format of the Authorization header \(spec §7\)/);
-    expect(byId['acknowledges-duplicate']?.fix).toMatch(/already processed, answer 200/);
+    // The first delivery of that event already got 204: the repeat fails for the same cause, not as a duplicate.
+    expect(byId['acknowledges-duplicate']?.fix).toMatch(/answered 204, but only 200 counts/);
     const printed = formatCheckReport(report);
     expect(printed).toMatch(/✖ accepts-v1 .*HTTP 204.*\n\s+fix: Your endpoint answered 204, but only 200 counts/);
     expect(printed).toMatch(/\n\s+see: Authentication failures/);
     expect(printed).not.toContain(AUTH_KEY);
+  });
+
+  it('gives each check the advice of what actually failed: a refused key is about the Authorization header', async () => {
+    // An endpoint that refuses the right key, as one comparing against another key does.
+    const url = await endpoint(() => new Response(null, { status: 401 }));
+    const report = await checkEndpoint(url, { authKey: AUTH_KEY, ca: [certificate.cert], allowLoopback: true });
+    const failed = Object.fromEntries(report.results.filter((r) => r.verdict === 'fail').map((r) => [r.id, r]));
+    expect(Object.keys(failed)).toEqual([
+      'accepts-v1',
+      'accepts-status',
+      'tolerates-unknown-fields',
+      'acknowledges-duplicate',
+    ]);
+    for (const result of Object.values(failed)) {
+      expect(result.fix).toMatch(/refused the credentials \(401\).*"Authorization: Bearer <Auth Key>"/);
+      expect(result.fix).not.toMatch(/duplicate|repeated|already processed|unknown fields/i);
+      expect(result.hint).toMatch(/format of the Authorization header/);
+    }
+  });
+
+  it('blames duplicates only when the first delivery of the event was accepted', async () => {
+    const seen = new Set<string>();
+    const url = await endpoint(async (request) => {
+      if (!authorized(request)) return new Response(null, { status: 401 });
+      const id = request.headers.get('webhook-id') ?? '';
+      if (seen.has(id)) return new Response('already seen', { status: 409 });
+      seen.add(id);
+      return new Response('ok');
+    });
+    const report = await checkEndpoint(url, { authKey: AUTH_KEY, ca: [certificate.cert], allowLoopback: true });
+    const duplicate = report.results.find((r) => r.id === 'acknowledges-duplicate');
+    expect(duplicate).toMatchObject({ verdict: 'fail', fix: expect.stringMatching(/already processed, answer 200/) });
   });
 
   it('fails an endpoint slower than the deadline', async () => {

@@ -11,10 +11,12 @@ export interface ProcessExampleOptions {
   readonly env: Readonly<Record<string, string>>;
   /** How long the process may take to print where it listens. Default 30 s. */
   readonly startTimeoutMs?: number;
+  /** The webhook path, for a server whose listening line names only its origin (`next start`). */
+  readonly path?: string;
 }
 
 const QUIET_MS = 100;
-const LISTENING = /https?:\/\/[^\s/]+:(\d+)(\/\S*)/;
+const LISTENING = /https?:\/\/[^\s/]+:(\d+)(\/\S*)?/;
 
 function isDecision(value: unknown): value is RecordedDecision {
   return typeof value === 'object' && value !== null && 'sessionId' in value && 'action' in value;
@@ -76,8 +78,9 @@ export function startProcessExample(
       lastLineAt = Date.now();
       if (url === undefined) {
         const match = LISTENING.exec(line);
-        if (match === null) return;
-        url = `http://127.0.0.1:${match[1]}${match[2]}`;
+        const path = match?.[2] ?? options.path;
+        if (match === null || path === undefined) return;
+        url = `http://127.0.0.1:${match[1]}${path}`;
         clearTimeout(timer);
         resolve({ url, close, settle });
         return;

@@ -118,5 +118,10 @@ export function receiverExampleSuite(name: string, start: StartExample): void {
       });
       expect(response.status).toBe(400);
     });
+
+    it('answers a GET with 405 and Allow: POST, as on every framework', async () => {
+      const response = await fetch(server.url);
+      expect([response.status, response.headers.get('allow')]).toEqual([405, 'POST']);
+    });
   });
 }

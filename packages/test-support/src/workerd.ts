@@ -9,7 +9,8 @@ import type { RecordedDecision, StartedExample } from './receiver-example-suite.
 
 /**
  * Bundles a Worker the way wrangler does (esbuild, one ES module, the `workerd`/`worker`/
- * `browser` conditions, nothing of Node's), here with the workspace sources (`@kyc/source`).
+ * `browser` conditions, nothing of Node's, the runtime's own `cloudflare:` modules left to
+ * workerd), here with the workspace sources (`@kyc/source`).
  */
 export async function bundleWorker(entry: string): Promise<string> {
   const result = await build({
@@ -20,9 +21,14 @@ export async function bundleWorker(entry: string): Promise<string> {
     target: 'es2022',
     conditions: ['@kyc/source', 'workerd', 'worker', 'browser', 'import'],
     mainFields: ['browser', 'module', 'main'],
+    external: ['cloudflare:*'],
     write: false,
     logLevel: 'silent',
   });
+  // A warning a customer's `wrangler deploy` would print fails the example's build here.
+  if (result.warnings.length > 0) {
+    throw new Error(`esbuild warned while bundling ${entry}:\n${result.warnings.map((w) => w.text).join('\n')}`);
+  }
   const output = result.outputFiles[0];
   if (output === undefined) throw new Error(`esbuild produced no bundle for ${entry}`);
   return output.text;

@@ -1,11 +1,12 @@
 import {
-  JSON_CONTENT_TYPE,
+  DEFAULT_MAX_BODY_BYTES,
   type NormalizedCombinedWebhook,
   type NormalizedStatusWebhook,
   type NormalizedV1Webhook,
   normalizeWebhookBody,
 } from '@kyc/contracts/webhook-reader';
 import { idempotencyKeyFor } from './idempotency-key.js';
+import { rawBodyFix } from './raw-body-fix.js';
 import { WebhookError } from './webhook-error.js';
 
 /** What identifies one event beyond its body. */
@@ -72,8 +73,7 @@ function toText(body: unknown): string {
     throw new WebhookError(
       'parsed_body',
       `The webhook body was already parsed into ${describeType(body)}: a JSON body parser ran before the receiver. ` +
-        'Pass the raw body (string, Uint8Array or ArrayBuffer) instead: mount the receiver before the JSON parser, ' +
-        `or use express.raw({ type: '${JSON_CONTENT_TYPE}' }) on the webhook route.`,
+        `Pass the raw body (string, Uint8Array or ArrayBuffer) instead. ${rawBodyFix(DEFAULT_MAX_BODY_BYTES)}`,
       { issues: [{ path: [], message: `already parsed into ${describeType(body)}; the raw body is required` }] },
     );
   }

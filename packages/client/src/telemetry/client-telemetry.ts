@@ -98,14 +98,19 @@ function startWith(api: OtelApi, provider: TracerProvider | undefined): StartAtt
  * off; without `@opentelemetry/api` installed it stays off at no cost.
  */
 export function clientTelemetry(options: KycClientTelemetryOptions | false | undefined): {
-  /** Resolves once the API has been looked for; `await` it before a call. */
-  readonly ready: Promise<void>;
+  /** Looks for the API the first time it is called (not when the client is made: a module's top
+   * level must do no I/O on workerd); `await` it before a call. */
+  readonly ready: () => Promise<void>;
   start: StartAttempt;
 } {
   let start: StartAttempt = () => undefined;
-  if (options === false) return { ready: Promise.resolve(), start: (r, n) => start(r, n) };
-  const ready = (options?.api === undefined ? loadOpenTelemetryApi() : Promise.resolve(options.api)).then((api) => {
-    if (api !== undefined) start = startWith(api, options?.tracerProvider);
-  });
+  if (options === false) return { ready: () => Promise.resolve(), start: (r, n) => start(r, n) };
+  let loaded: Promise<void> | undefined;
+  const ready = () => {
+    loaded ??= (options?.api === undefined ? loadOpenTelemetryApi() : Promise.resolve(options.api)).then((api) => {
+      if (api !== undefined) start = startWith(api, options?.tracerProvider);
+    });
+    return loaded;
+  };
   return { ready, start: (request, resendCount) => start(request, resendCount) };
 }

@@ -68,8 +68,8 @@ export async function checkEndpoint(url: string, options: CheckEndpointOptions):
     ...(options.ca?.length ? { tls: { ca: [...options.ca] } } : {}),
   };
   const results: CheckResult[] = [];
-  const add = (id: CheckId, pass: boolean, detail: string, answer?: AttemptResult) => {
-    const diagnosis = pass || !answer ? undefined : fixForCheck(id, answer);
+  const add = (id: CheckId, pass: boolean, detail: string, answer?: AttemptResult, baseline?: AttemptResult) => {
+    const diagnosis = pass || !answer ? undefined : fixForCheck(id, answer, baseline);
     results.push({
       id,
       title: CHECKS[id],
@@ -130,7 +130,7 @@ export async function checkEndpoint(url: string, options: CheckEndpointOptions):
   const status = await send({ body: bodies.status, eventId: eventId(), authKey: options.authKey });
   add('accepts-status', status.status === EXPECT.ok, describeResult(status), status);
   const extra = await send({ body: bodies.extra, eventId: eventId(), authKey: options.authKey });
-  add('tolerates-unknown-fields', extra.status === EXPECT.ok, describeResult(extra), extra);
+  add('tolerates-unknown-fields', extra.status === EXPECT.ok, describeResult(extra), extra, status);
 
   const again = await send(v1Probe);
   const duplicateNote =
@@ -139,7 +139,7 @@ export async function checkEndpoint(url: string, options: CheckEndpointOptions):
       : saysDuplicate(again.responseSnippet)
         ? `${describeResult(again)}, answer says duplicate`
         : `${describeResult(again)}; whether your handler ran twice for session ${bodies.v1Id} only your logs can tell`;
-  add('acknowledges-duplicate', again.status === EXPECT.ok, duplicateNote, again);
+  add('acknowledges-duplicate', again.status === EXPECT.ok, duplicateNote, again, v1);
   return report();
 }
 

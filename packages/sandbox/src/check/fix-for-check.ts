@@ -3,14 +3,21 @@ import type { AttemptResult } from '@kyc/delivery-engine';
 import { type Diagnosis, diagnoseAttempt } from './diagnose-attempt.js';
 import type { CheckId } from './endpoint-checks.js';
 
+/** Answers whose cause is not the repeat, even after an accepted first delivery: credentials, path, size. */
+const EXPLAINED_ALONE = new Set([401, 403, 404, 405, 413]);
+
 const isSuccessClass = (status: number | undefined) => status !== undefined && status >= 200 && status < 300;
 
 /**
  * What to change when a `check-endpoint` check fails: the cause and the fix in one sentence,
  * and the specification's matching troubleshooting hint. The authentication checks expect a
- * 401, so their fix speaks of the key; the others reuse {@link diagnoseAttempt}.
+ * 401, so their fix speaks of the key; the others reuse {@link diagnoseAttempt}. A check that
+ * tests one property (unknown fields, a repeat) blames it only when `baseline`, the same request
+ * without that property, was accepted: otherwise the cause is what failed the baseline too (a
+ * refused key is about the Authorization header, not about duplicates).
  */
-export function fixForCheck(id: CheckId, result: AttemptResult): Diagnosis | undefined {
+export function fixForCheck(id: CheckId, result: AttemptResult, baseline?: AttemptResult): Diagnosis | undefined {
+  const baselineAccepted = baseline === undefined || baseline.status === WEBHOOK_SUCCESS_STATUS;
   if (id === 'rejects-missing-key' || id === 'rejects-wrong-key') {
     const what = id === 'rejects-missing-key' ? 'without an Authorization header' : 'with a wrong Auth Key';
     if (isSuccessClass(result.status)) {
@@ -24,13 +31,19 @@ export function fixForCheck(id: CheckId, result: AttemptResult): Diagnosis | und
       hint: 'authentication',
     };
   }
-  if (id === 'tolerates-unknown-fields' && (result.status === 400 || result.status === 422)) {
+  if (id === 'tolerates-unknown-fields' && baselineAccepted && (result.status === 400 || result.status === 422)) {
     return {
       message: `Your endpoint rejected a body with unknown fields (${result.status}): ignore fields you do not know, the service may add some without a new version.`,
       hint: 'json',
     };
   }
-  if (id === 'acknowledges-duplicate' && result.status !== WEBHOOK_SUCCESS_STATUS && result.status !== undefined) {
+  if (
+    id === 'acknowledges-duplicate' &&
+    baselineAccepted &&
+    result.status !== WEBHOOK_SUCCESS_STATUS &&
+    result.status !== undefined &&
+    !EXPLAINED_ALONE.has(result.status)
+  ) {
     const cause = diagnoseAttempt(result);
     return {
       message: `Your endpoint failed a repeated delivery (${result.status}): when a Webhook-Id was already processed, answer ${WEBHOOK_SUCCESS_STATUS} without running the handler again.${

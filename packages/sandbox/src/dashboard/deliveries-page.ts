@@ -13,10 +13,10 @@ export function deliveryRows(page: DeliveryPage): Html {
   }
   return html`${page.deliveries.map(
     (d: DeliveryListItem) => html`<tr data-event-id="${d.eventId}">
-<td><a href="/dashboard/deliveries/${d.eventId}">${d.sessionId}</a>${d.test ? html` <span class="badge b-test">Test</span>` : ''}</td>
-<td>${d.shortKey}</td><td>${stateBadge(d.state)}</td><td>${d.attempts}</td>
-<td>${d.lastStatus ?? d.lastOutcome ?? (d.note ? html`<span class="muted">${d.note}</span>` : '—')}</td>
-<td>${timeOf(d.createdAt)}</td><td>${timeOf(d.nextAttemptAt)}</td></tr>`,
+<td data-label="Session"><a href="/dashboard/deliveries/${d.eventId}">${d.sessionId}</a>${d.test ? html` <span class="badge b-test">Test</span>` : ''}</td>
+<td data-label="Short key">${d.shortKey}</td><td data-label="Status">${stateBadge(d.state)}</td><td data-label="Attempts">${d.attempts}</td>
+<td data-label="Last answer">${d.lastStatus ?? d.lastOutcome ?? (d.note ? html`<span class="muted">${d.note}</span>` : '—')}</td>
+<td data-label="Created">${timeOf(d.createdAt)}</td><td data-label="Next attempt">${timeOf(d.nextAttemptAt)}</td></tr>`,
   )}`;
 }
 
@@ -44,10 +44,10 @@ export function deliveriesPage(page: DeliveryPage, csrf: string, notice: string 
 </form></section>
 <section aria-labelledby="log-heading"><h2 id="log-heading">Delivery log</h2>
 <p id="live-status" class="muted" aria-live="polite"></p>
-<div class="scroll"><table><caption class="muted" style="text-align:left">Newest first, ${page.pageSize} per page.</caption>
+<table class="stack"><caption class="muted" style="text-align:left">Newest first, ${page.pageSize} per page.</caption>
 <thead><tr><th scope="col">Session</th><th scope="col">Short key</th><th scope="col">Status</th><th scope="col">Attempts</th>
 <th scope="col">Last answer</th><th scope="col">Created</th><th scope="col">Next attempt</th></tr></thead>
-<tbody data-live="${liveUrl}">${deliveryRows(page)}</tbody></table></div>
+<tbody data-live="${liveUrl}">${deliveryRows(page)}</tbody></table>
 <nav class="pager" aria-label="Pages">${page.prevCursor ? html`<a href="${pageLink(page, 'before', page.prevCursor)}">Previous page</a>` : ''}${
     page.nextCursor ? html`<a href="${pageLink(page, 'after', page.nextCursor)}">Next page</a>` : ''
   }</nav></section>

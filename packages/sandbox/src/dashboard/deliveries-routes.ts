@@ -32,7 +32,7 @@ export function describeAction(result: ActionResult | undefined): string | undef
   if (result.action === 'replay_failed') {
     return `Replay queued ${result.queued} failed ${result.queued === 1 ? 'delivery' : 'deliveries'} for a new round of attempts${
       result.skipped ? ` (${result.skipped} already in progress)` : ''
-    }.`;
+    }. Below: every delivery created since ${result.since.slice(0, 10)}, their states updating live.`;
   }
   return undefined;
 }
@@ -132,7 +132,11 @@ export function deliveriesRoutes(portal: PortalService): Hono<{ Variables: Dashb
       if (!(error instanceof PortalActionError)) throw error;
       return c.text(error.message, actionErrorStatus(error));
     }
-    return c.redirect(`/dashboard/deliveries?status=failed&done=${encodeURIComponent(key)}`, 303);
+    // Every delivery created since that day, whatever its state: the replayed ones are among them,
+    // going from Failed to Retrying to Delivered as the rows update. (The Failed filter would show
+    // "No deliveries match" right under "Replay queued N": they are no longer failed.)
+    const day = new Date(since).toISOString().slice(0, 10);
+    return c.redirect(`/dashboard/deliveries?from=${day}&done=${encodeURIComponent(key)}`, 303);
   });
 
   app.get('/dashboard/deliveries/:id', async (c) => {

@@ -47,13 +47,14 @@ ${
 ${
   d.attemptLog.length === 0
     ? html`<p class="muted">No attempt yet.</p>`
-    : html`<div class="scroll"><table><thead><tr><th scope="col">#</th><th scope="col">Round</th><th scope="col">Time</th><th scope="col">Result</th>
+    : // On a phone each attempt is a card of labelled lines (the table's \`stack\` style): nothing to scroll.
+      html`<table class="stack"><thead><tr><th scope="col">#</th><th scope="col">Round</th><th scope="col">Time</th><th scope="col">Result</th>
 <th scope="col">Latency</th><th scope="col">Response</th><th scope="col">What to fix</th></tr></thead><tbody>${d.attemptLog.map(
         (
           a,
-        ) => html`<tr class="attempt"><td>${a.attempt}</td><td>${a.round}</td><td>${timeOf(a.at)}</td><td>${attemptResult(a)}</td>
-<td>${a.latencyMs} ms</td><td><pre>${a.responseSnippet ?? ''}</pre></td><td>${fixOf(a)}</td></tr>`,
-      )}</tbody></table></div>`
+        ) => html`<tr class="attempt"><td data-label="#">${a.attempt}</td><td data-label="Round">${a.round}</td><td data-label="Time">${timeOf(a.at)}</td><td data-label="Result">${attemptResult(a)}</td>
+<td data-label="Latency">${a.latencyMs} ms</td><td data-label="Response">${a.responseSnippet ? html`<pre>${a.responseSnippet}</pre>` : ''}</td><td data-label="What to fix">${fixOf(a)}</td></tr>`,
+      )}</tbody></table>`
 }
 ${
   d.redeliveries.length + d.actions.length > 0

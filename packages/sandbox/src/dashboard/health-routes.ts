@@ -35,7 +35,8 @@ export function healthRoutes(portal: PortalService): Hono<{ Variables: Dashboard
 <tr><th scope="row">Last error</th><td>${h.lastError ? html`<ul style="margin:0;padding-left:1rem">${failure(h.lastError)}</ul>` : 'none'}</td></tr>
 </tbody></table></section>
 <section aria-labelledby="chart-heading"><h2 id="chart-heading">Attempts per hour</h2>${healthChart(h.hours)}
-<details><summary>The same numbers as a table</summary><div class="scroll"><table aria-label="Attempts per hour (UTC)">
+<h3 id="hourly-heading">The same numbers as a table</h3>
+<div class="scroll" tabindex="0" role="region" aria-labelledby="hourly-heading"><table aria-label="Attempts per hour (UTC)">
 <thead><tr><th scope="col">Hour (UTC)</th><th scope="col">Delivered</th><th scope="col">Failed</th><th scope="col">Failures by outcome</th></tr></thead>
 <tbody>${h.hours.map(
       (hour) =>
@@ -44,7 +45,7 @@ export function healthRoutes(portal: PortalService): Hono<{ Variables: Dashboard
         )
           .map(([outcome, n]) => `${outcome}: ${n}`)
           .join(', ')}</td></tr>`,
-    )}</tbody></table></div></details></section>
+    )}</tbody></table></div></section>
 <section aria-labelledby="retry-heading"><h2 id="retry-heading">Retries</h2>
 <p>${h.retries.pending} ${h.retries.pending === 1 ? 'delivery is' : 'deliveries are'} waiting for an attempt${
       h.retries.nextAttemptAt ? html`; the next is due ${timeOf(h.retries.nextAttemptAt)}` : ''

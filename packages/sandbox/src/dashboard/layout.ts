@@ -7,7 +7,8 @@ export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
 const STYLE = `
 body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d2433;background:#f6f7fb}
-header{background:#1d2433;color:#fff;padding:.6rem 1.2rem;display:flex;gap:1.2rem;align-items:center}
+header{background:#1d2433;color:#fff;padding:.6rem 1.2rem;display:flex;flex-wrap:wrap;gap:.4rem 1.2rem;align-items:center}
+header nav{display:flex;flex-wrap:wrap;gap:.2rem 1.2rem}header form{margin-left:auto}
 header a,header button{color:#fff;text-decoration:none;background:none;border:0;font:inherit;cursor:pointer}
 main{max-width:1100px;margin:1.2rem auto;padding:0 1.2rem}
 section,fieldset{background:#fff;border:1px solid #d8dce6;border-radius:6px;padding:1rem;margin-bottom:1rem}
@@ -21,7 +22,13 @@ button{padding:.35rem .8rem;margin-right:.4rem}
 .b-pending,.b-queued{color:#6b4800;background:#fff3d6}.b-test{color:#273b8a;background:#e6ebfb}
 .filters{display:flex;flex-wrap:wrap;gap:.2rem 1rem;align-items:end}.filters label{margin-top:0}
 .pager{display:flex;gap:1rem;margin-top:.6rem}.fix{color:#5a3b00}
-.scroll{overflow-x:auto}svg text{font-size:10px;fill:#445}
+.scroll{overflow-x:auto}.scroll:focus{outline:3px solid #3a6ff7}svg text{font-size:10px;fill:#445}
+@media (max-width:640px){main{padding:0 .6rem}section,fieldset{padding:.7rem}
+table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
+table.stack tr{display:block;border-bottom:1px solid #d8dce6;padding:.3rem 0}
+table.stack td{display:flex;gap:.6rem;border:0;padding:.15rem .2rem;overflow-wrap:anywhere}
+table.stack td::before{content:attr(data-label);font-weight:600;flex:0 0 6.5rem}table.stack td:empty{display:none}
+table.stack pre{margin:0;min-width:0}}
 a:focus,button:focus,input:focus,select:focus{outline:3px solid #3a6ff7;outline-offset:1px}
 `;
 
@@ -41,9 +48,9 @@ export function layout(
 <body>
 <header><strong>KYC sandbox</strong>${
     nav
-      ? html`<nav aria-label="Main" style="display:flex;gap:1.2rem"><a href="/dashboard/sessions">Sessions</a><a href="/dashboard/deliveries">Deliveries</a>
-<a href="/dashboard/health">Endpoint health</a><a href="/dashboard/settings">Settings</a></nav><span>${nav.username}</span>
-<form method="post" action="/logout" style="margin-left:auto">${csrfField(nav.csrfToken)}<button type="submit">Log out</button></form>`
+      ? html`<nav aria-label="Main"><a href="/dashboard/sessions">Sessions</a><a href="/dashboard/deliveries">Deliveries</a>
+<a href="/dashboard/health">Endpoint health</a><a href="/dashboard/settings">Settings</a></nav>
+<form method="post" action="/logout"><span>${nav.username}</span> ${csrfField(nav.csrfToken)}<button type="submit">Log out</button></form>`
       : ''
   }</header>
 <main><h1>${heading}</h1>${content}</main>

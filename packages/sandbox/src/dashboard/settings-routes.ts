@@ -2,7 +2,7 @@ import { generateAuthKey } from '@kyc/delivery-engine';
 import { Hono } from 'hono';
 import { html } from 'hono/html';
 import { actionErrorStatus, IDEMPOTENCY_KEY_PATTERN } from '../api/portal-routes.js';
-import { PAYLOAD_SHAPES } from '../domain/enum-values.js';
+import { PAYLOAD_SHAPES, type PayloadShape } from '../domain/enum-values.js';
 import { PortalActionError, type PortalService } from '../portal/portal-service.js';
 import type { SandboxService, SettingsProblem } from '../sandbox-service.js';
 import type { CompanyRecord } from '../store/sandbox-store.js';
@@ -62,6 +62,7 @@ export function settingsRoutes(
       req: { query(name: string): string | undefined };
     },
     testAnswer: Html | string,
+    shape?: PayloadShape,
   ) => {
     const company = c.get('company');
     const settings = service.settings(company);
@@ -74,7 +75,7 @@ ${saved ? html`<p class="notice" role="status">Changes saved.</p>` : ''}
 <table><tr><th>Webhook URL</th><td id="current-webhook-url">${settings.webhookUrl ?? 'not set'}</td></tr>
 <tr><th>Auth Key</th><td id="current-auth-key">${settings.hasAuthKey ? 'set (hidden)' : 'not set'}</td></tr></table>
 <p><a href="/dashboard/settings/company/edit">Edit</a></p></section>
-${testEventForm(c.get('csrfToken'), testAnswer)}`,
+${testEventForm(c.get('csrfToken'), testAnswer, shape)}`,
       nav(c),
     );
   };
@@ -85,7 +86,15 @@ ${testEventForm(c.get('csrfToken'), testAnswer)}`,
     const result = key
       ? portal.actionResult({ companyId: user.companyId, userId: user.id, username: user.username }, key)
       : undefined;
-    return c.html(settingsPage(c, result?.action === 'test_event' ? testEventAnswer(result) : ''));
+    return c.html(
+      result?.action === 'test_event'
+        ? settingsPage(
+            c,
+            testEventAnswer(result),
+            PAYLOAD_SHAPES.find((shape) => shape === result.shape),
+          )
+        : settingsPage(c, ''),
+    );
   });
 
   app.post('/dashboard/settings/test-event', async (c) => {
@@ -99,7 +108,7 @@ ${testEventForm(c.get('csrfToken'), testAnswer)}`,
     } catch (error) {
       if (!(error instanceof PortalActionError)) throw error;
       const alert = html`<p class="error" role="alert">${error.message}</p>`;
-      return c.html(settingsPage(c, alert), actionErrorStatus(error));
+      return c.html(settingsPage(c, alert, shape), actionErrorStatus(error));
     }
     return c.redirect(`/dashboard/settings?test=${encodeURIComponent(key)}`, 303);
   });

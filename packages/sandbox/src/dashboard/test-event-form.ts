@@ -1,16 +1,16 @@
 import { html } from 'hono/html';
-import { PAYLOAD_SHAPES } from '../domain/enum-values.js';
+import { PAYLOAD_SHAPES, type PayloadShape } from '../domain/enum-values.js';
 import type { ActionResult } from '../portal/portal-service.js';
 import { attemptResult, fixOf } from './delivery-page.js';
 import { csrfField, type Html } from './layout.js';
 import { clickField } from './page-parts.js';
 
-/** The "Send test event" form of the settings page, with the last answer inline. */
-export function testEventForm(csrf: string, answer: Html | string): Html {
+/** The "Send test event" form of the settings page, with the last answer inline and the shape last sent chosen. */
+export function testEventForm(csrf: string, answer: Html | string, chosen: PayloadShape = 'both'): Html {
   return html`<section aria-labelledby="test-heading"><h2 id="test-heading">Try your endpoint</h2>
 <form method="post" action="/dashboard/settings/test-event">${csrfField(csrf)}${clickField()}
 <label for="test-shape">Payload shape</label><select id="test-shape" name="shape">${PAYLOAD_SHAPES.map(
-    (shape) => html`<option value="${shape}" ${shape === 'both' ? 'selected' : ''}>${shape}</option>`,
+    (shape) => html`<option value="${shape}" ${shape === chosen ? 'selected' : ''}>${shape}</option>`,
   )}</select>
 <p><button type="submit">Send test event</button></p>
 <p class="muted">Sends a real webhook marked as a test (session id <code>test_…</code>) to the saved URL through the delivery engine, and waits for its answer (up to 30 s). A failing test event is retried like any other.</p>

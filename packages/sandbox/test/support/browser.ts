@@ -76,10 +76,29 @@ export async function expectAccessible(page: Page): Promise<void> {
   expect(violations).toEqual([]);
 }
 
-/** Saves the page at desktop (1280×800) and mobile (390×844) size under `test-artifacts/`. */
-export async function screenshots(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: `${ARTIFACTS}${name}-desktop.png`, fullPage: true });
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: `${ARTIFACTS}${name}-mobile.png`, fullPage: true });
-  await page.setViewportSize({ width: 1280, height: 800 });
+/** The page's width beyond the viewport: what a person would have to scroll sideways (0 when none). */
+async function sidewaysOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}
+
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 800 };
+
+/**
+ * Checks the page as a desktop (1280×800) and a phone (390×844) show it, and saves both under
+ * `test-artifacts/` (gitignored): at each size, axe finds no serious or critical violation, and
+ * at neither does the page scroll sideways (a wide table may scroll inside its own focusable
+ * region, never the page).
+ */
+export async function checkBothSizes(page: Page, name: string): Promise<void> {
+  for (const [size, viewport] of [
+    ['desktop', DESKTOP],
+    ['mobile', PHONE],
+  ] as const) {
+    await page.setViewportSize(viewport);
+    await page.screenshot({ path: `${ARTIFACTS}${name}-${size}.png`, fullPage: true });
+    expect(await sidewaysOverflow(page), `${name} at ${viewport.width} px scrolls sideways`).toBe(0);
+    await expectAccessible(page);
+  }
+  await page.setViewportSize(DESKTOP);
 }

@@ -19,10 +19,11 @@ export interface SlotIndex {
  * Int32Array and compares a key only when the hashes match, which halved the store's cost
  * beside a parser's allocations. Deleting shifts later entries back, so there are no tombstones.
  * The hash is seeded per process: only authenticated senders choose keys, and they cannot
- * aim for collisions without the seed.
+ * aim for collisions without the seed. The seed is drawn at the first hash, not here: a store is
+ * often made at a module's top level, where workerd refuses random values (and the whole Worker).
  */
 export function createSlotIndex(slots: number): SlotIndex {
-  const seed = crypto.getRandomValues(new Uint32Array(1))[0] ?? 0;
+  let seed: number | undefined;
   const keys: (string | undefined)[] = [];
   let hashes = new Int32Array(0);
   let table = new Int32Array(0); // slot + 1 per position; 0: empty
@@ -46,6 +47,7 @@ export function createSlotIndex(slots: number): SlotIndex {
 
   return {
     hash(key) {
+      seed ??= crypto.getRandomValues(new Uint32Array(1))[0] ?? 0;
       // FNV-1a, then a murmur3 finaliser so that the low bits (the position) depend on every character.
       let hash = seed ^ 0x811c9dc5;
       for (let index = 0; index < key.length; index++) hash = Math.imul(hash ^ key.charCodeAt(index), 0x01000193);

@@ -74,7 +74,8 @@ export interface BaseReceiverOptions {
   readonly telemetry?: ReceiverTelemetryOptions | false;
   /**
    * Continue the trace of an incoming `traceparent` header (default `false`: it is only linked).
-   * Turn on when the sender is yours, or you trust its trace ids.
+   * Turn on when the sender is yours, or you trust its trace ids. Read by the global propagator,
+   * or as W3C Trace Context by the receiver itself when none is registered.
    */
   readonly trustTraceContext?: boolean;
 }

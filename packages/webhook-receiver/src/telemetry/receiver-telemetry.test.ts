@@ -214,6 +214,45 @@ describe('receiver spans and metrics with a registered SDK', () => {
     expect(untrusted?.links.map((l) => l.context.spanId)).toEqual(['00f067aa0ba902b7']);
   });
 
+  it('continues a trusted traceparent without a registered propagator, and links an untrusted one', async () => {
+    // An application with a tracer provider but no global propagator: the API's propagator is a no-op.
+    propagation.disable();
+    try {
+      const headers = { [HEADERS.webhookId]: 'evt_no_propagator', traceparent: INCOMING, tracestate: 'vendor=abc' };
+      await send(
+        receiverWith(undefined, { trustTraceContext: true }),
+        requestInit(authorized(sampleStatusWebhook, headers)),
+      );
+      const trusted = lastSpan();
+      expect(trusted?.spanContext().traceId).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+      expect(trusted?.parentSpanContext?.spanId).toBe('00f067aa0ba902b7');
+      expect(trusted?.spanContext().traceState?.get('vendor')).toBe('abc');
+
+      await send(
+        receiverWith(),
+        requestInit(authorized(sampleStatusWebhook, { ...headers, [HEADERS.webhookId]: 'evt_no_propagator_2' })),
+      );
+      expect(lastSpan()?.links.map((l) => l.context.spanId)).toEqual(['00f067aa0ba902b7']);
+
+      // What the W3C specification says to ignore starts a new trace, as a propagator would.
+      for (const [index, bad] of [
+        'ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+        '00-00000000000000000000000000000000-00f067aa0ba902b7-01',
+        '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra',
+        '00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01',
+      ].entries()) {
+        const ids = { [HEADERS.webhookId]: `evt_bad_parent_${index}`, traceparent: bad };
+        await send(
+          receiverWith(undefined, { trustTraceContext: true }),
+          requestInit(authorized(sampleStatusWebhook, ids)),
+        );
+        expect(lastSpan()?.parentSpanContext).toBeUndefined();
+      }
+    } finally {
+      propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    }
+  });
+
   it('records nothing with telemetry: false', async () => {
     await send(receiverWith(undefined, { telemetry: false }), requestInit(authorized(sampleStatusWebhook)));
     expect(spans.getFinishedSpans()).toEqual([]);

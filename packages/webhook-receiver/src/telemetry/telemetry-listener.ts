@@ -1,6 +1,7 @@
 import type { Attributes, Context, Link } from '@opentelemetry/api';
 import type { RequestFinished, RequestFinishedListener } from '../receiver/request-finished.js';
 import { loadOpenTelemetryApi, type OtelApi } from './load-api.js';
+import { parseTraceparent } from './parse-traceparent.js';
 import type { ReceiverTelemetryOptions } from './telemetry-options.js';
 
 const SCOPE = '@kyc/webhook-receiver';
@@ -44,9 +45,15 @@ function instrument(api: OtelApi, options: ReceiverTelemetryOptions, trustTraceC
       const active = api.context.active();
       let parent: Context = active;
       const links: Link[] = [];
-      if (finished.header(TRACEPARENT) !== undefined) {
-        const incoming = api.trace.getSpanContext(api.propagation.extract(api.ROOT_CONTEXT, finished, getter));
-        if (incoming !== undefined && api.trace.isSpanContextValid(incoming)) {
+      const traceparent = finished.header(TRACEPARENT);
+      if (traceparent !== undefined) {
+        const extracted = api.trace.getSpanContext(api.propagation.extract(api.ROOT_CONTEXT, finished, getter));
+        // Without a registered propagator nothing is extracted: read the W3C header ourselves.
+        const incoming =
+          extracted !== undefined && api.trace.isSpanContextValid(extracted)
+            ? extracted
+            : parseTraceparent(api, traceparent, finished.header(TRACESTATE));
+        if (incoming !== undefined) {
           // Trusted: continue the sender's trace. Untrusted: only point at it; a link grants nothing.
           if (trustTraceContext) parent = api.trace.setSpanContext(active, incoming);
           else links.push({ context: incoming, attributes: { 'kyc.trace.trusted': false } });
@@ -91,8 +98,10 @@ function spanAttributes(finished: RequestFinished): Attributes {
 
 /**
  * The receiver's spans and metrics as a request-finished listener, or `undefined` when
- * telemetry is off. `@opentelemetry/api` is loaded once; when it is absent the listener takes
- * itself out of `listeners`, so a receiver without the package pays nothing per request.
+ * telemetry is off. `@opentelemetry/api` is loaded once, when the first request ends (not when
+ * the receiver is made: a module's top level must do no I/O on workerd); when it is absent the
+ * listener takes itself out of `listeners`, so a receiver without the package pays nothing per
+ * request after the first.
  */
 export function telemetryListener(
   options: ReceiverTelemetryOptions | false | undefined,
@@ -102,20 +111,23 @@ export function telemetryListener(
   if (options === false) return;
   const settings = options ?? {};
   let instruments: Instruments | undefined;
-  const ready = (settings.api === undefined ? loadOpenTelemetryApi() : Promise.resolve(settings.api)).then((api) => {
-    if (api === undefined) {
-      const index = listeners.indexOf(listener);
-      if (index >= 0) listeners.splice(index, 1);
-      return undefined;
-    }
-    instruments = instrument(api, settings, trustTraceContext);
-    return instruments;
-  });
+  let ready: Promise<Instruments | undefined> | undefined;
+  const load = () =>
+    (settings.api === undefined ? loadOpenTelemetryApi() : Promise.resolve(settings.api)).then((api) => {
+      if (api === undefined) {
+        const index = listeners.indexOf(listener);
+        if (index >= 0) listeners.splice(index, 1);
+        return undefined;
+      }
+      instruments = instrument(api, settings, trustTraceContext);
+      return instruments;
+    });
   const listener: RequestFinishedListener = (finished) => {
     if (instruments !== undefined) {
       instruments.record(finished);
       return undefined;
     }
+    ready ??= load();
     return ready.then((loaded) => {
       loaded?.record(finished);
       return undefined;

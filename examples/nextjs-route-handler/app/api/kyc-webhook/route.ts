@@ -9,9 +9,10 @@ import { decide } from '@kyc/example-actions';
 import { createWebhookReceiver } from '@kyc/webhook-receiver';
 import { recordDecision } from '../../../decisions.js';
 
-export const runtime = 'nodejs'; // the receiver also runs on 'edge'
+export const runtime = 'nodejs'; // the receiver also runs on 'edge': see ../kyc-webhook-edge/route.ts
 export const dynamic = 'force-dynamic';
 
+// `next build` loads this module to read its config: KYC_AUTH_KEYS must be set there too.
 const receiver = createWebhookReceiver({
   authKeys: (process.env.KYC_AUTH_KEYS ?? '').split(',').filter(Boolean),
   onEvent: (event) => recordDecision(decide(event)),
@@ -20,3 +21,7 @@ const receiver = createWebhookReceiver({
 export function POST(request: Request): Promise<Response> {
   return receiver.handle(request);
 }
+
+// Next answers a method a route does not export with its own 405 and no Allow header: the
+// receiver's says `Allow: POST`, as on every other framework.
+export const GET = POST;

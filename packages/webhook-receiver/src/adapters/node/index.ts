@@ -23,7 +23,9 @@ export type NodeWebhookHandler = (
  * @example
  * import express from 'express';
  * const app = express();
- * app.post('/webhooks/kyc', toNodeHandler(receiver)); // before app.use(express.json())
+ * app.all('/webhooks/kyc', toNodeHandler(receiver)); // before app.use(express.json()); a GET gets 405 + Allow: POST
+ * // or keep a global parser that keeps the bytes:
+ * // app.use(express.json({ limit: '1mb', verify: (req, _res, buf) => { req.rawBody = buf } }));
  * // or: http.createServer(toNodeHandler(receiver)).listen(3000);
  * // or, on Google Cloud Functions: functions.http('kycWebhook', toNodeHandler(receiver));
  */

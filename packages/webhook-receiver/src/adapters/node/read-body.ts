@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { JSON_CONTENT_TYPE } from '@kyc/contracts/webhook-reader';
+import { rawBodyFix } from '../../raw-body-fix.js';
 import { concatChunks, tooLarge } from '../../receiver/read-web-body.js';
 import { WebhookError } from '../../webhook-error.js';
 
@@ -19,12 +19,10 @@ function isEmptyObject(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
 }
 
-function consumed(detail: string): WebhookError {
+function consumed(detail: string, maxBytes: number): WebhookError {
   return new WebhookError(
     'body_already_consumed',
-    `The webhook request body ${detail} before the receiver saw it: the receiver needs the raw bytes. ` +
-      'Mount the receiver before any JSON body parser (express.json(), koa-bodyparser, …), or give it the raw body ' +
-      `with express.raw({ type: '${JSON_CONTENT_TYPE}' }) on the webhook route (NestJS: NestFactory.create(AppModule, { rawBody: true })).`,
+    `The webhook request body ${detail} before the receiver saw it. ${rawBodyFix(maxBytes)}`,
   );
 }
 
@@ -45,9 +43,9 @@ export function nodeBodyReader(
     const unread = !request.readableEnded && request.readableFlowing !== true && !request.destroyed;
     // body-parser 1.x (Express 4) sets `req.body = {}` even for a request it skipped: the stream is still there.
     if (holder.body !== undefined && !(unread && isEmptyObject(holder.body))) {
-      return Promise.reject(consumed('was already parsed by a body parser'));
+      return Promise.reject(consumed('was already parsed by a body parser', maxBytes));
     }
-    if (!unread) return Promise.reject(consumed('stream was already read'));
+    if (!unread) return Promise.reject(consumed('stream was already read', maxBytes));
     return new Promise<Uint8Array>((resolve, reject) => {
       const chunks: Uint8Array[] = [];
       let size = 0;
