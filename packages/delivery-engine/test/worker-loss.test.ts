@@ -42,6 +42,9 @@ describe('a delivery that keeps killing its worker', () => {
         const worker = spawnWorker(config);
         await worker.started;
         await receiver.waitFor(loss);
+        // The owner records its attempts in flight within IN_FLIGHT_RECORD_DELAY_MS (20 ms) of a
+        // claim; an attempt that kills its process sooner than that is resent without a count.
+        await pause(100);
         worker.child.kill('SIGKILL');
         expect(await worker.exited).toBe('SIGKILL');
       }

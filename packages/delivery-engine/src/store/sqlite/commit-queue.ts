@@ -16,7 +16,16 @@ export interface CommitQueueOptions {
   /** Resolves once the commits made so far are on stable storage; absent, a commit counts as durable. */
   readonly sync?: () => Promise<void>;
   readonly wrapError: (error: unknown) => Error;
+  /**
+   * How long a write queued with `{ canWait: true }` may wait for others to share its commit
+   * (default 0: the next turn of the event loop). A write without it, or a full batch, commits at
+   * the next turn and takes the waiting ones along.
+   */
+  readonly waitMs?: number;
 }
+
+/** A batch this large commits at the next turn even if its writes could wait. */
+export const FULL_BATCH = 256;
 
 /** A write's failure, told apart from any value a write may return. */
 class Failed {
@@ -36,35 +45,54 @@ export class CommitQueue {
   readonly #options: CommitQueueOptions;
   #queue: QueuedWrite<unknown>[] = [];
   #scheduled = false;
+  #waiting: ReturnType<typeof setTimeout> | undefined;
   #pendingSyncs = new Set<Promise<void>>();
 
   constructor(options: CommitQueueOptions) {
     this.#options = options;
   }
 
-  /** Queues a write for the next batch. */
-  push<R>(write: () => R, committed?: (result: R) => void): Promise<R> {
+  /**
+   * Queues a write for the next batch. `canWait`: the caller does not wait on this write to go
+   * on (an attempt's result, whose HTTP slot is already free), so it may wait up to `waitMs` for
+   * others to share its commit; a caller that waits (an enqueue) commits at the next turn.
+   */
+  push<R>(write: () => R, committed?: (result: R) => void, options?: { readonly canWait?: boolean }): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       this.#queue.push({ write, committed, resolve, reject } as QueuedWrite<unknown>);
-      this.schedule();
+      const waitMs = this.#options.waitMs ?? 0;
+      if (options?.canWait === true && waitMs > 0 && this.#queue.length < FULL_BATCH) this.#wait(waitMs);
+      else this.schedule();
     });
   }
 
-  /** Makes sure a batch runs soon even with nothing queued (`beforeWrites` has something to record). */
+  /** Makes sure a batch runs at the next turn, even with nothing queued (`beforeWrites` has something to record). */
   schedule(): void {
     if (this.#scheduled) return;
     this.#scheduled = true;
     setImmediate(() => this.flush());
   }
 
+  #wait(waitMs: number): void {
+    if (this.#scheduled || this.#waiting !== undefined) return;
+    this.#waiting = setTimeout(() => {
+      this.#waiting = undefined;
+      this.schedule();
+    }, waitMs);
+  }
+
   /** Writes the queued batch now and waits until every batch so far is durable (for `close()`). */
   async drain(): Promise<void> {
+    if (this.#waiting !== undefined) clearTimeout(this.#waiting);
+    this.#waiting = undefined;
     if (this.#scheduled || this.#queue.length > 0) this.flush();
     await Promise.allSettled([...this.#pendingSyncs]);
   }
 
   flush(): void {
     if (!this.#scheduled && this.#queue.length === 0) return;
+    if (this.#waiting !== undefined) clearTimeout(this.#waiting);
+    this.#waiting = undefined;
     this.#scheduled = false;
     const batch = this.#queue;
     this.#queue = [];

@@ -1,10 +1,11 @@
 import { hostname } from 'node:os';
 import { ATTEMPT_COLUMNS, attemptValues, toQueueStats } from '../rows.js';
-import type { DeliveryClaim, DeliveryStore, DeliverySummary } from '../store.js';
-import { withinOriginRoom } from '../within-origin-room.js';
+import type { ClaimRequest, DeliveryClaim, DeliveryStore, DeliverySummary } from '../store.js';
 import { CommitQueue } from './commit-queue.js';
 import { prepareCommon } from './common-statements.js';
 import { fileLock } from './file-lock.js';
+import { inFlightRecord } from './in-flight-record.js';
+import { LocalQueue } from './local-queue.js';
 import type { SqliteFile } from './open-sqlite.js';
 import { Reservations } from './reservations.js';
 import { refuseTransaction, runSync, wrapSqliteError } from './run-sync.js';
@@ -14,6 +15,7 @@ type Row = Record<string, unknown>;
 
 /** The row of a due delivery, as the claim reads it. */
 interface DueRow {
+  readonly rid: number;
   readonly id: string;
   readonly url: string;
   readonly origin: string;
@@ -34,6 +36,18 @@ interface DueRow {
 const orUndefined = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
 
 /**
+ * How long an attempt's result may wait for others to share its commit. Its HTTP slot is free
+ * already, so the wait costs no throughput; it makes commits of ~40 results instead of ~8 under
+ * load (measured: 20 % less CPU per delivery), and an idle engine records a result 2 ms later.
+ */
+const RESULT_COMMIT_WAIT_MS = 2;
+
+/** Due rows read at once into the local queue: one read serves several claims. */
+const READ_BATCH = 64;
+const DUE_COLUMNS = `rowid AS rid, id, url, origin, auth_key, signing_secret, body, attempts, round_attempts, round,
+  lost_leases, next_attempt_at, created_at, session_id, company_id, trace_parent`;
+
+/**
  * The default mode: this process owns the file (a lock says so and refuses a second writer), so a
  * claim is a reservation in memory and the only write of an attempt is its result, group-committed
  * with the other results and enqueues of the same turn of the event loop. Every delivery without a
@@ -46,13 +60,19 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): D
   const { db, t } = file;
   const common = prepareCommon(file);
   const reservations = new Reservations();
-  const claimDue = db.prepare(
-    `SELECT id, url, origin, auth_key, signing_secret, body, attempts, round_attempts, round, lost_leases,
-            next_attempt_at, created_at, session_id, company_id, trace_parent
-       FROM ${t.deliveries}
-      WHERE state = 'pending' AND next_attempt_at <= ?
-        AND origin NOT IN (SELECT value FROM json_each(?)) AND id NOT IN (SELECT value FROM json_each(?))
-      ORDER BY next_attempt_at LIMIT ?`,
+  const queue = new LocalQueue<DueRow>();
+  // After the cursor: the due rows not read yet, in due order, walking no row twice.
+  const readAfter = db.prepare(
+    `SELECT ${DUE_COLUMNS} FROM ${t.deliveries}
+      WHERE state = 'pending' AND next_attempt_at <= @now AND (next_attempt_at, rowid) > (@dueAt, @rid)
+      ORDER BY next_attempt_at, rowid LIMIT @limit`,
+  );
+  // From the start: skips the origins at their limit, the reserved deliveries and the queued rows.
+  const readFromStart = db.prepare(
+    `SELECT ${DUE_COLUMNS} FROM ${t.deliveries}
+      WHERE state = 'pending' AND next_attempt_at <= @now
+        AND origin NOT IN (SELECT value FROM json_each(@excluded)) AND id NOT IN (SELECT value FROM json_each(@skipped))
+      ORDER BY next_attempt_at, rowid LIMIT @limit`,
   );
   const recordResult = db.prepare(
     `UPDATE ${t.deliveries}
@@ -76,7 +96,6 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): D
        FROM ${t.deliveries}
       WHERE state = 'pending' AND id NOT IN (SELECT value FROM json_each(@reserved))`,
   );
-  const writeInFlight = db.prepare(`UPDATE ${t.owner} SET in_flight = ? WHERE id = 1`);
   const readInFlight = db.prepare(`SELECT in_flight FROM ${t.owner} WHERE id = 1`);
 
   // The predecessor's attempts in flight at its last commit that still have no result were lost
@@ -100,17 +119,64 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): D
   });
   const lock = fileLock({ file, mode: 'owner', onAcquired: () => recover.immediate() });
 
-  let recordedVersion = reservations.version;
-  const commits = new CommitQueue({
+  const commits: CommitQueue = new CommitQueue({
     transaction: (body) => db.transaction(body).immediate(),
-    beforeWrites() {
-      if (!lock.held || reservations.version === recordedVersion) return;
-      writeInFlight.run(JSON.stringify(reservations.snapshot()));
-      recordedVersion = reservations.version;
-    },
+    beforeWrites: () => record.writeIfChanged(),
     ...(sync !== undefined && { sync }),
     wrapError: (error) => wrapSqliteError('write', error),
+    waitMs: RESULT_COMMIT_WAIT_MS,
   });
+  const record = inFlightRecord(db, t, reservations, { owned: () => lock.held, commitSoon: () => commits.schedule() });
+
+  /** Reads the next due rows into the local queue. */
+  const readDue = (r: ClaimRequest): void => {
+    const cursor = queue.cursor;
+    const limit = Math.max(READ_BATCH, r.limit);
+    if (cursor !== undefined) {
+      const rows = readAfter.all({ now: r.now, dueAt: cursor[0], rid: cursor[1], limit }) as DueRow[];
+      // A read from the start skipped reserved rows it then set the cursor before: skip them again.
+      queue.append(
+        rows.filter((row) => !reservations.isRunning(row.id, r.now)),
+        true,
+        rows.at(-1),
+      );
+      return;
+    }
+    const skipped = [...reservations.running(r.now), ...queue.ids()];
+    const rows = readFromStart.all({
+      now: r.now,
+      excluded: JSON.stringify(r.excludeOrigins),
+      skipped: JSON.stringify(skipped),
+      limit,
+    }) as DueRow[];
+    queue.append(rows, r.excludeOrigins.length === 0);
+  };
+
+  const toClaim = (row: DueRow, r: ClaimRequest): DeliveryClaim => {
+    const taken = reservations.take(
+      { id: row.id, origin: row.origin, lostLeases: row.lost_leases, attempts: row.attempts },
+      r.now,
+      r.leaseMs,
+    );
+    return {
+      id: row.id,
+      url: row.url,
+      origin: row.origin,
+      authKey: orUndefined(row.auth_key),
+      signingSecret: orUndefined(row.signing_secret),
+      body: row.body,
+      attempts: row.attempts,
+      roundAttempts: row.round_attempts,
+      round: row.round,
+      lostLeases: taken.lostLeases,
+      token: taken.token,
+      dueAt: row.next_attempt_at,
+      createdAt: row.created_at,
+      sessionId: orUndefined(row.session_id),
+      companyId: orUndefined(row.company_id),
+      traceParent: orUndefined(row.trace_parent),
+    };
+  };
 
   /** A running reservation shows as the lease end of its attempt, as a durable lease would. */
   const withLease = <T extends DeliverySummary>(record: T): T => {
@@ -134,44 +200,28 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): D
     insert: (delivery, insertOptions) =>
       owned('insert', () => {
         refuseTransaction(insertOptions);
-        return commits.push(() => ({ created: common.insert(delivery) }));
+        return commits.push(
+          () => ({ created: common.insert(delivery) }),
+          () => {
+            // An engine clock set back stores a due time before rows already read.
+            const cursor = queue.cursor;
+            if (cursor !== undefined && delivery.createdAt < cursor[0]) queue.reset();
+          },
+        );
       }),
     claim: (r) =>
       owned('claim', () =>
         runSync('claim', () => {
-          const rows = claimDue.all(
-            r.now,
-            JSON.stringify(r.excludeOrigins),
-            JSON.stringify(reservations.running(r.now)),
-            r.limit,
-          ) as DueRow[];
-          const claims = withinOriginRoom(rows, r).map((row): DeliveryClaim => {
-            const taken = reservations.take(
-              { id: row.id, origin: row.origin, lostLeases: row.lost_leases, attempts: row.attempts },
-              r.now,
-              r.leaseMs,
-            );
-            return {
-              id: row.id,
-              url: row.url,
-              origin: row.origin,
-              authKey: orUndefined(row.auth_key),
-              signingSecret: orUndefined(row.signing_secret),
-              body: row.body,
-              attempts: row.attempts,
-              roundAttempts: row.round_attempts,
-              round: row.round,
-              lostLeases: taken.lostLeases,
-              token: taken.token,
-              dueAt: row.next_attempt_at,
-              createdAt: row.created_at,
-              sessionId: orUndefined(row.session_id),
-              companyId: orUndefined(row.company_id),
-              traceParent: orUndefined(row.trace_parent),
-            };
-          });
-          // The successor must learn of these attempts if this process dies before their results.
-          if (claims.length > 0) commits.schedule();
+          // A lapsed reservation's delivery lies behind the read cursor: read from the start.
+          if (reservations.hasLapsed(r.now)) queue.reset();
+          let rows = queue.take(r);
+          if (rows.length < r.limit) {
+            readDue(r);
+            rows = rows.concat(queue.take(r, rows));
+          }
+          if (rows.length === 0) return [];
+          const claims = rows.map((row) => toClaim(row, r));
+          record.changed();
           return claims;
         }),
       ),
@@ -195,14 +245,19 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): D
           return true;
         },
         (recorded) => {
-          if (recorded && reservations.end(claim.id, claim.token)) commits.schedule();
+          if (recorded && reservations.end(claim.id, claim.token)) record.changed();
         },
+        { canWait: true },
       );
     },
     release(claim) {
-      // Nothing was written at the claim: the delivery is still due at its old time in the file.
+      // Nothing was written at the claim: the delivery is still due at its old time in the file,
+      // behind the read cursor.
       const released = reservations.end(claim.id, claim.token);
-      if (released) commits.schedule();
+      if (released) {
+        queue.reset();
+        record.changed();
+      }
       return Promise.resolve(released);
     },
     nextDueAt: (exclude) =>
@@ -236,11 +291,19 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): D
         return record === undefined ? undefined : withLease(record);
       }),
     list: (filter) => runSync('list', () => common.list(filter).map(withLease)),
-    redeliver: (id, now) => owned('redeliver', () => commits.push(() => common.redeliver(id, now))),
+    redeliver: (id, now) =>
+      owned('redeliver', () =>
+        commits.push(
+          () => common.redeliver(id, now),
+          // Due again under its old row id: possibly behind the read cursor.
+          (result) => result === 'started' && queue.reset(),
+        ),
+      ),
     async close() {
       if (!db.open) return;
       // Writes already queued (enqueues the caller awaits) go out before the file closes.
       await commits.drain();
+      record.close();
       lock.release();
       sync?.close();
       db.close();

@@ -65,6 +65,18 @@ export class Reservations {
     return ids;
   }
 
+  /** Whether `id` is reserved at `now` (taken and not lapsed). */
+  isRunning(id: string, now: number): boolean {
+    const reservation = this.#byId.get(id);
+    return reservation !== undefined && reservation.until > now;
+  }
+
+  /** Whether some reservation has lapsed by `now` (its delivery may be taken again). */
+  hasLapsed(now: number): boolean {
+    for (const reservation of this.#byId.values()) if (reservation.until <= now) return true;
+    return false;
+  }
+
   /** When each reservation that lapsed by `now` lapsed. */
   lapsed(now: number): number[] {
     const times: number[] = [];

@@ -1,0 +1,106 @@
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CommitQueue, FULL_BATCH } from './commit-queue.js';
+
+let db: Database.Database;
+let commits: number;
+beforeEach(() => {
+  db = new Database(':memory:');
+  db.exec('CREATE TABLE t (v INTEGER NOT NULL)');
+  commits = 0;
+});
+afterEach(() => db.close());
+
+const queueOver = (waitMs = 0) =>
+  new CommitQueue({
+    transaction: (body) => {
+      commits++;
+      return db.transaction(body).immediate();
+    },
+    wrapError: (error) => new Error(`wrapped: ${(error as Error).message}`),
+    waitMs,
+  });
+describe('CommitQueue', () => {
+  it('commits the writes of one turn together and settles each with its own result', async () => {
+    const queue = queueOver();
+    const add = db.prepare('INSERT INTO t (v) VALUES (?)');
+    const results = await Promise.all([1, 2, 3].map((v) => queue.push(() => add.run(v).changes)));
+    expect(results).toEqual([1, 1, 1]);
+    expect(commits).toBe(1);
+  });
+
+  it('fails only the write that throws, after the batch fails as a whole', async () => {
+    const queue = queueOver();
+    const add = db.prepare('INSERT INTO t (v) VALUES (?)');
+    const settled = await Promise.allSettled([1, null, 3].map((v) => queue.push(() => add.run(v).changes)));
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(String((settled[1] as PromiseRejectedResult).reason)).toMatch(/wrapped: NOT NULL/);
+    expect(db.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 2 });
+  });
+
+  it('lets writes that can wait share a later commit, and a write that cannot takes them along', async () => {
+    const queue = queueOver(50);
+    const add = db.prepare('INSERT INTO t (v) VALUES (?)');
+    const waiting = [1, 2].map((v) => queue.push(() => add.run(v).changes, undefined, { canWait: true }));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(commits).toBe(0);
+    await Promise.all([...waiting, queue.push(() => add.run(3).changes)]);
+    expect(commits).toBe(1);
+    const alone = queue.push(() => add.run(4).changes, undefined, { canWait: true });
+    const started = performance.now();
+    await alone;
+    expect(performance.now() - started).toBeGreaterThanOrEqual(45);
+    expect(commits).toBe(2);
+  });
+
+  it('commits a full batch at the next turn without waiting', async () => {
+    const queue = queueOver(60_000);
+    const add = db.prepare('INSERT INTO t (v) VALUES (?)');
+    await Promise.all(
+      Array.from({ length: FULL_BATCH }, (_, v) => queue.push(() => add.run(v).changes, undefined, { canWait: true })),
+    );
+    expect(commits).toBe(1);
+  });
+
+  it('runs the committed callback before the promise settles, and drains on demand', async () => {
+    const queue = queueOver(60_000);
+    const add = db.prepare('INSERT INTO t (v) VALUES (?)');
+    const seen: string[] = [];
+    const pending = queue
+      .push(
+        () => add.run(1).changes,
+        () => seen.push('committed'),
+        { canWait: true },
+      )
+      .then(() => seen.push('resolved'));
+    await queue.drain();
+    await pending;
+    expect(seen).toEqual(['committed', 'resolved']);
+  });
+
+  it('resolves only after the sync that follows its commit', async () => {
+    let syncs = 0;
+    let release: () => void = () => undefined;
+    const queue = new CommitQueue({
+      transaction: (body) => db.transaction(body).immediate(),
+      wrapError: (error) => error as Error,
+      sync: () =>
+        new Promise<void>((resolve) => {
+          syncs++;
+          release = resolve;
+        }),
+    });
+    let resolved = false;
+    const write = queue
+      .push(() => 1)
+      .then(() => {
+        resolved = true;
+      });
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect([syncs, resolved]).toEqual([1, false]);
+    release();
+    await write;
+    expect(resolved).toBe(true);
+  });
+});
