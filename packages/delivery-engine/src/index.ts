@@ -22,7 +22,12 @@ export { type DeliveryOutcome, WORKER_LOST_OUTCOME } from './engine/run-attempt.
 export { type ScaledClock, type ScaledClockOptions, scaledClock } from './engine/scaled-clock.js';
 export { planNextAttempt, type ScheduleOptions } from './engine/schedule.js';
 export { standardWebhooksSignature } from './engine/signing.js';
-export { type SqliteDeliveryStoreOptions, sqliteDeliveryStore } from './store/sqlite.js';
+export {
+  type SqliteDeliveryStoreOptions,
+  type SqliteDurability,
+  type SqliteStoreMode,
+  sqliteDeliveryStore,
+} from './store/sqlite.js';
 export type * from './store/store.js';
 export type { DeliveryEngineTelemetryOptions } from './telemetry/engine-telemetry.js';
 export { formatTraceparent, parseTraceparent } from './telemetry/traceparent.js';
