@@ -78,6 +78,49 @@ describe.skipIf(!available)('postgres', () => {
     });
   });
 
+  describe('postgresDeliveryStore claims', () => {
+    it('rewrite no indexed column, so Postgres updates the rows in place (HOT)', async () => {
+      const schema = uniqueSchema('hot');
+      // One connection: the statistics it flushes are those of the claim it ran.
+      const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
+      const store = postgresDeliveryStore({ pool, schema });
+      try {
+        await store.migrate();
+        for (let i = 0; i < 20; i++) {
+          await store.insert({
+            id: `hot-${i}`,
+            url: 'https://a.example/hook',
+            origin: 'https://a.example',
+            authKey: undefined,
+            signingSecret: undefined,
+            body: bodyFor(`hot-${i}`),
+            createdAt: 1000 + i,
+          });
+        }
+        const hotUpdates = async () => {
+          await pool.query('SELECT pg_stat_force_next_flush()');
+          const { rows } = await pool.query(
+            `SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'deliveries'`,
+            [schema],
+          );
+          return { updates: Number(rows[0]?.n_tup_upd), hot: Number(rows[0]?.n_tup_hot_upd) };
+        };
+        const before = await hotUpdates();
+        const claims = await store.claim({ now: 5000, limit: 20, leaseMs: 45_000, excludeOrigins: [] });
+        expect(claims).toHaveLength(20);
+        const after = await hotUpdates();
+        expect(after.updates - before.updates).toBe(20);
+        expect(after.hot - before.hot).toBe(20);
+        // The lease still holds: the rows are not due again until it ends.
+        expect(await store.claim({ now: 6000, limit: 20, leaseMs: 45_000, excludeOrigins: [] })).toEqual([]);
+        expect(await store.nextDueAt([])).toBe(5000 + 45_000);
+      } finally {
+        await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        await pool.end();
+      }
+    });
+  });
+
   describe('postgresDeliveryStore outbox', () => {
     it('commits the delivery with the caller transaction, and not at all on rollback', async () => {
       const schema = uniqueSchema('outbox');

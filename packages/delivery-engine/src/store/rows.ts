@@ -44,16 +44,6 @@ export function insertValues(d: NewDelivery): unknown[] {
   ];
 }
 
-/** Queue counts at `now` (one scan of the pending rows, through the partial due index). */
-export function queueStatsSql(deliveries: string, now: string): string {
-  return `SELECT
-      count(*) FILTER (WHERE next_attempt_at <= ${now}) AS due,
-      count(*) FILTER (WHERE leased = 0 AND next_attempt_at > ${now}) AS waiting_retry,
-      count(*) FILTER (WHERE leased = 1 AND next_attempt_at > ${now}) AS in_flight,
-      min(next_attempt_at) FILTER (WHERE next_attempt_at <= ${now}) AS oldest_due_at
-    FROM ${deliveries} WHERE state = 'pending'`;
-}
-
 export function toQueueStats(row: Row | undefined): QueueStats {
   return {
     due: num(row?.due ?? 0),

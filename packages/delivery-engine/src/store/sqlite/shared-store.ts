@@ -1,14 +1,24 @@
-import { DeliveryEngineError } from '../../delivery-engine-error.js';
-import { groupCommit } from '../group-commit.js';
-import { ATTEMPT_COLUMNS, attemptValues, CLAIM_COLUMNS, queueStatsSql, toClaim, toQueueStats } from '../rows.js';
+import { ATTEMPT_COLUMNS, attemptValues, CLAIM_COLUMNS, toClaim, toQueueStats } from '../rows.js';
 import type { ClaimRequest, DeliveryStore } from '../store.js';
 import { withinOriginRoom } from '../within-origin-room.js';
+import { CommitQueue } from './commit-queue.js';
 import { prepareCommon } from './common-statements.js';
 import type { FileLock } from './file-lock.js';
 import type { SqliteFile } from './open-sqlite.js';
-import { refuseTransaction, runSync } from './run-sync.js';
+import { refuseTransaction, runSync, wrapSqliteError } from './run-sync.js';
 
 type Row = Record<string, unknown>;
+
+/** Queue counts at `now` (one scan of the pending rows, through the partial due index; a lease here
+ * is `next_attempt_at` moved to the lease's end). */
+function queueStatsSql(deliveries: string, now: string): string {
+  return `SELECT
+      count(*) FILTER (WHERE next_attempt_at <= ${now}) AS due,
+      count(*) FILTER (WHERE leased = 0 AND next_attempt_at > ${now}) AS waiting_retry,
+      count(*) FILTER (WHERE leased = 1 AND next_attempt_at > ${now}) AS in_flight,
+      min(next_attempt_at) FILTER (WHERE next_attempt_at <= ${now}) AS oldest_due_at
+    FROM ${deliveries} WHERE state = 'pending'`;
+}
 
 /**
  * The mode for several processes on one host sharing one file: every claim is a durable lease
@@ -62,26 +72,12 @@ export function sharedSqliteStore(file: SqliteFile, lock: FileLock): DeliverySto
     const ids = withinOriginRoom(candidates, r).map((candidate) => candidate.id);
     return ids.length === 0 ? [] : (lease.all(r.now + r.leaseMs, JSON.stringify(ids)) as Row[]);
   });
-  const completeOne = db.transaction((params: Row, attempt: unknown[]) => {
-    if (complete.run(params).changes !== 1) return false;
-    insertAttempt.run(...attempt);
-    return true;
+  // Results of one turn commit together, the same group commit as the owner mode's (fenced per
+  // row by its token); a batch that fails is retried row by row, so one bad row fails alone.
+  const results = new CommitQueue({
+    transaction: (body) => db.transaction(body).immediate(),
+    wrapError: (error) => wrapSqliteError('complete', error),
   });
-  // Each item runs in its own savepoint (a nested better-sqlite3 transaction), so one bad row
-  // fails only its own call; the batch commits once.
-  const completeBatch = db.transaction((items: readonly [Row, unknown[]][]) =>
-    items.map(([params, attempt]) => {
-      try {
-        return completeOne(params, attempt);
-      } catch (error) {
-        return error instanceof Error ? error : new Error(String(error));
-      }
-    }),
-  );
-  const completeGrouped = groupCommit(
-    (items: readonly [Row, unknown[]][]) => completeBatch.immediate(items),
-    (error) => new DeliveryEngineError('store_error', 'sqlite store: complete failed', { cause: error }),
-  );
   const redeliverTx = db.transaction(common.redeliver);
   // Every write first takes the file's shared lock, which an owner-mode process would refuse.
   const writing = <T>(fn: () => T) => {
@@ -107,19 +103,23 @@ export function sharedSqliteStore(file: SqliteFile, lock: FileLock): DeliverySto
             .sort((a, b) => a.dueAt - b.dueAt),
         ),
       ),
-    complete: (c, attempt, next) =>
-      completeGrouped([
-        {
-          id: c.id,
-          token: c.token,
-          state: next.state,
-          next: next.state === 'pending' ? (next.nextAttemptAt ?? next.finishedAt) : null,
-          finished: next.state === 'pending' ? null : next.finishedAt,
-          outcome: attempt.outcome,
-          status: attempt.status ?? null,
-        },
-        attemptValues(c.id, attempt),
-      ]),
+    complete: (c, attempt, next) => {
+      const params = {
+        id: c.id,
+        token: c.token,
+        state: next.state,
+        next: next.state === 'pending' ? (next.nextAttemptAt ?? next.finishedAt) : null,
+        finished: next.state === 'pending' ? null : next.finishedAt,
+        outcome: attempt.outcome,
+        status: attempt.status ?? null,
+      };
+      const logRow = attemptValues(c.id, attempt);
+      return results.push(() => {
+        if (complete.run(params).changes !== 1) return false;
+        insertAttempt.run(...logRow);
+        return true;
+      });
+    },
     release: (c) =>
       runSync('release', () => writing(() => release.run({ id: c.id, token: c.token, dueAt: c.dueAt }).changes === 1)),
     nextDueAt: (exclude) =>
@@ -131,10 +131,11 @@ export function sharedSqliteStore(file: SqliteFile, lock: FileLock): DeliverySto
     get: (id) => runSync('get', () => common.read(id)),
     list: (filter) => runSync('list', () => common.list(filter)),
     redeliver: (id, now) => runSync('redeliver', () => writing(() => redeliverTx.immediate(id, now))),
-    close: () =>
-      runSync('close', () => {
-        lock.release();
-        if (db.open) db.close();
-      }),
+    async close() {
+      if (!db.open) return;
+      await results.drain();
+      lock.release();
+      db.close();
+    },
   };
 }

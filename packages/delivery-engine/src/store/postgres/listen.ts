@@ -1,4 +1,4 @@
-import { DeliveryEngineError } from '../delivery-engine-error.js';
+import { DeliveryEngineError } from '../../delivery-engine-error.js';
 import type { PgPool, PgPoolClient } from './pg-types.js';
 
 /** First wait before listening again after the LISTEN connection broke; doubles up to the maximum. */
