@@ -14,6 +14,9 @@ import { createSender } from './sender.js';
 import { createUrlCheck } from './url-check.js';
 import { createWakeup } from './wakeup.js';
 
+/** Why an idle sleep ends early: the loop has work again, not an error. */
+const SLEEP_OVER = Symbol('sleep over');
+
 /**
  * Creates the engine that stores, sends, retries and logs webhooks. Nothing is kept in memory
  * per waiting delivery: the loop asks the store for the next due time and sleeps once until
@@ -149,7 +152,8 @@ export function createDeliveryEngine<Transaction = never>(
     }
     const interrupt = new AbortController();
     await Promise.race([clock.sleep(sleepMs, interrupt.signal), wakeup.wait(interrupt.signal)]);
-    interrupt.abort();
+    // A reason of its own: abort() without one builds a DOMException on every idle pass.
+    interrupt.abort(SLEEP_OVER);
   }
 
   async function run(): Promise<void> {
@@ -171,7 +175,7 @@ export function createDeliveryEngine<Transaction = never>(
         });
         const pause = new AbortController();
         await Promise.race([clock.sleep(resolved.pollIntervalMs, pause.signal), wakeup.wait(pause.signal)]);
-        pause.abort();
+        pause.abort(SLEEP_OVER);
       }
     }
     passStartedAt = undefined;

@@ -34,9 +34,13 @@ export function attemptHeaders(input: {
  * nothing about the secret and lets support compare it with what the receiver computed.
  */
 export function redactHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
-  const copy: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    copy[name] = name.toLowerCase() === HEADERS.authorization ? `${AUTH_SCHEME} ${REDACTED}` : value;
+  const copy: Record<string, string> = { ...headers };
+  // The engine writes protocol header names in lower case (HEADERS): one look-up in the usual case.
+  if (copy[HEADERS.authorization] !== undefined) copy[HEADERS.authorization] = `${AUTH_SCHEME} ${REDACTED}`;
+  else {
+    for (const name of Object.keys(copy)) {
+      if (name.toLowerCase() === HEADERS.authorization) copy[name] = `${AUTH_SCHEME} ${REDACTED}`;
+    }
   }
   return copy;
 }

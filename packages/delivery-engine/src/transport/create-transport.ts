@@ -5,12 +5,13 @@ import { DeliveryEngineError } from '../delivery-engine-error.js';
 import { type AddressPolicy, createAddressPolicy, InvalidAllowlistError } from '../validation/address-policy.js';
 import { systemResolver } from '../validation/system-resolver.js';
 import { type RejectedUrl, type VettedUrl, vetUrl, type WebhookUrlErrorCode } from '../validation/vet-url.js';
+import { AbortRegistry } from './abort-registry.js';
 import { AttemptAbort } from './attempt-abort.js';
 import { classifyError, describeError, isUnreachable } from './classify-error.js';
 import { outcomeOfStatus } from './outcome.js';
 import { PoolCache } from './pool-cache.js';
 import { readSnippet } from './read-snippet.js';
-import { secretRedactor } from './redact-secrets.js';
+import { redactSecrets } from './redact-secrets.js';
 import type { AttemptOutcome, AttemptRequest, AttemptResult, TransportOptions } from './types.js';
 
 /** A reusable sender of attempts: connection pools live as long as it does. */
@@ -105,6 +106,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
     timeoutMs: deadlineMs,
   });
   const stop = options.signal;
+  const stops = new AbortRegistry();
 
   // IP-literal and localhost URLs get the same verdict every time: remember the last few
   // hundred so the hot path skips parsing and classifying them again. Names are resolved anew.
@@ -133,11 +135,8 @@ export function createTransport(options: TransportOptions = {}): Transport {
     const elapsed = () => Math.round(performance.now() - started);
     const abort = new AttemptAbort();
     const timer = setTimeout(() => abort.abort(new Error(`deadline of ${deadlineMs} ms ran out`), true), deadlineMs);
-    const onStop = () => abort.abort(new Error('attempt aborted: the engine is stopping'));
-    for (const external of [stop, signal]) {
-      if (external?.aborted) onStop();
-      else external?.addEventListener('abort', onStop, { once: true });
-    }
+    stops.add(stop, abort);
+    stops.add(signal, abort);
     let status: number | undefined;
     let dialedAddress: string | undefined;
     const unreachable: string[] = [];
@@ -182,7 +181,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
         status,
         ...(dialedAddress === undefined ? {} : { dialedAddress }),
         latencyMs: elapsed(),
-        responseSnippet: secretRedactor(request.headers)(responseSnippet),
+        responseSnippet: redactSecrets(request.headers, responseSnippet),
       };
     } catch (error) {
       const outcome: AttemptOutcome = abort.aborted ? 'timeout' : classifyError(error);
@@ -194,12 +193,12 @@ export function createTransport(options: TransportOptions = {}): Transport {
         ...(status === undefined ? {} : { status }),
         ...(dialedAddress === undefined ? {} : { dialedAddress }),
         latencyMs: elapsed(),
-        errorMessage: secretRedactor(request?.headers ?? {})(`${reason}${during}${earlier}`),
+        errorMessage: redactSecrets(request?.headers ?? {}, `${reason}${during}${earlier}`),
       };
     } finally {
       clearTimeout(timer);
-      stop?.removeEventListener('abort', onStop);
-      signal?.removeEventListener('abort', onStop);
+      stops.delete(stop, abort);
+      stops.delete(signal, abort);
     }
   }
 
