@@ -1,7 +1,6 @@
+import { createRequire } from 'node:module';
 import { AUTH_KEY_MIN_LENGTH } from '@kyc/contracts';
-import { ZxcvbnFactory } from '@zxcvbn-ts/core';
-import * as zxcvbnCommon from '@zxcvbn-ts/language-common';
-import * as zxcvbnEn from '@zxcvbn-ts/language-en';
+import type { ZxcvbnFactory } from '@zxcvbn-ts/core';
 
 export { generateAuthKey } from './generate-auth-key.js';
 
@@ -51,12 +50,18 @@ const PATTERN_NAMES: Readonly<Record<string, string>> = {
 
 let estimator: ZxcvbnFactory | undefined;
 function getEstimator(): ZxcvbnFactory {
-  // Built on first use: loading the dictionaries takes ~150 ms, which an importer that never
-  // validates a key should not pay.
-  estimator ??= new ZxcvbnFactory({
-    translations: zxcvbnEn.translations,
-    graphs: zxcvbnCommon.adjacencyGraphs,
-    dictionary: { ...zxcvbnCommon.dictionary, ...zxcvbnEn.dictionary },
+  // Loaded and built on first use: the dictionaries take ~150 ms and ~40 MB of memory, which
+  // an engine that never validates a key (a worker, a service that checked keys elsewhere)
+  // should not pay. `require` keeps validateAuthKey synchronous.
+  if (estimator !== undefined) return estimator;
+  const load = createRequire(import.meta.url);
+  const { ZxcvbnFactory: Factory } = load('@zxcvbn-ts/core') as typeof import('@zxcvbn-ts/core');
+  const common = load('@zxcvbn-ts/language-common') as typeof import('@zxcvbn-ts/language-common');
+  const en = load('@zxcvbn-ts/language-en') as typeof import('@zxcvbn-ts/language-en');
+  estimator = new Factory({
+    translations: en.translations,
+    graphs: common.adjacencyGraphs,
+    dictionary: { ...common.dictionary, ...en.dictionary },
   });
   return estimator;
 }
