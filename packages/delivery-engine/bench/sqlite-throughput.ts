@@ -1,4 +1,4 @@
-import { createDeliveryEngine, sqliteDeliveryStore } from '../src/index.js';
+import { createDeliveryEngine, type SqliteDurability, sqliteDeliveryStore } from '../src/index.js';
 
 export interface SqliteThroughputOptions {
   /** The receiver's URL (HTTPS on loopback). */
@@ -11,6 +11,8 @@ export interface SqliteThroughputOptions {
   readonly path: string;
   readonly events: number;
   readonly concurrency: number;
+  /** The store's durability (default `process-crash`). */
+  readonly durability?: SqliteDurability;
   /** Called as each phase starts; the function it returns, as it ends (a profiler, for bench/profile-run.ts). */
   readonly observe?: (phase: 'enqueue' | 'deliver') => Promise<() => Promise<void>>;
 }
@@ -33,7 +35,7 @@ const cpuUs = () => {
  */
 export async function sqliteThroughput(options: SqliteThroughputOptions): Promise<ThroughputFigures> {
   const { url, body, events, concurrency } = options;
-  const store = sqliteDeliveryStore({ path: options.path });
+  const store = sqliteDeliveryStore({ path: options.path, durability: options.durability ?? 'process-crash' });
   let delivered = 0;
   let done: () => void = () => undefined;
   const finished = new Promise<void>((resolve) => {

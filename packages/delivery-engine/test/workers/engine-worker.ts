@@ -21,6 +21,8 @@ interface WorkerConfig {
   readonly maxWorkerLosses?: number;
   /** Do not exit before this many deliveries (≤ 1000) are finished: events may be enqueued after start. */
   readonly expectFinished?: number;
+  /** Run until SIGTERM (at most a minute) without polling the store: the bench measures this process's CPU. */
+  readonly untilSignal?: boolean;
   /** Connections of this worker's pool (Postgres; default 4). */
   readonly poolSize?: number;
   /** Answer every lookup with this address, so the receiver can tell this worker's requests apart. */
@@ -72,7 +74,13 @@ try {
 process.stdout.write('started\n');
 // Bounded: a worker never outlives a minute even if the parent forgets it.
 const giveUpAt = Date.now() + 60_000;
-while (Date.now() < giveUpAt) {
+if (config.untilSignal) {
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', () => resolve());
+    setTimeout(resolve, 60_000).unref();
+  });
+}
+while (!config.untilSignal && Date.now() < giveUpAt) {
   await new Promise((resolve) => setTimeout(resolve, 100));
   if ((await engine.listDeliveries({ state: 'pending', limit: 1 })).length > 0) continue;
   const finished = await engine.listDeliveries({ limit: Math.max(1, config.expectFinished ?? 1) });

@@ -1,0 +1,30 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Clock ticks per second of /proc's CPU times (CLK_TCK, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/** CPU time (user + system, µs) a process has used so far, from /proc; 0 once it is gone. */
+export function processCpuUs(pid: number): number {
+  try {
+    // The command name may hold spaces: the fields start after its closing parenthesis.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time (µs) used so far by every process of the local Postgres server (backends, WAL writer, …). */
+export function postgresCpuUs(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/comm`, 'utf8').startsWith('postgres')) continue;
+    } catch {
+      continue;
+    }
+    total += processCpuUs(Number(entry));
+  }
+  return total;
+}

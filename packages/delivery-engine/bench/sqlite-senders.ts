@@ -1,0 +1,103 @@
+/**
+ * The senders of the SQLite section, each run once over `events` deliveries to the bench's
+ * receiver with 16 in flight: deliveries/s, this process's CPU per delivery (the sender runs in
+ * the bench process; the receiver in its own), and the receiver's slot turnaround.
+ */
+import { join } from 'node:path';
+import { HEADERS, WEBHOOK_USER_AGENT } from '@kyc/contracts';
+import { Agent, request } from 'undici';
+import type { SqliteDurability } from '../src/index.js';
+import { handWrittenSender } from './hand-written-sender.js';
+import type { BenchReceiver, Turnaround } from './receiver.js';
+import { sqliteThroughput } from './sqlite-throughput.js';
+
+export interface SenderRun {
+  readonly rate: number;
+  readonly cpuUsPerDelivery: number;
+  readonly turnaround: Turnaround;
+}
+
+export interface SenderContext {
+  readonly receiver: BenchReceiver;
+  readonly ca: string;
+  readonly body: string;
+  readonly dir: string;
+  readonly events: number;
+  readonly concurrency: number;
+}
+
+const cpuUs = () => {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+};
+
+async function measured(context: SenderContext, run: () => Promise<{ rate: number; cpuUs: number }>) {
+  await context.receiver.resetTurnaround();
+  const { rate, cpuUs: cpu } = await run();
+  return { rate, cpuUsPerDelivery: cpu / context.events, turnaround: await context.receiver.turnaround() };
+}
+
+/** POSTs with `concurrency` loops over one undici Agent and nothing else: the ceiling. */
+export function bareUndici(context: SenderContext, events = context.events): Promise<SenderRun> {
+  return measured(context, async () => {
+    const agent = new Agent({ connect: { ca: context.ca }, connections: context.concurrency });
+    const headers = { [HEADERS.contentType]: 'application/json', [HEADERS.userAgent]: WEBHOOK_USER_AGENT };
+    let sent = 0;
+    const started = performance.now();
+    const cpu = cpuUs();
+    await Promise.all(
+      Array.from({ length: context.concurrency }, async () => {
+        while (sent < events) {
+          sent++;
+          const response = await request(context.receiver.url, {
+            method: 'POST',
+            headers,
+            body: context.body,
+            dispatcher: agent,
+          });
+          await response.body.dump();
+        }
+      }),
+    );
+    const used = cpuUs() - cpu;
+    const rate = events / ((performance.now() - started) / 1000);
+    await agent.close();
+    return { rate, cpuUs: used };
+  });
+}
+
+/** The afternoon's sender: one better-sqlite3 transaction per delivery (see hand-written-sender.ts). */
+export function handWritten(context: SenderContext, synchronous: 'NORMAL' | 'FULL', tag: string): Promise<SenderRun> {
+  return measured(context, async () => {
+    const sender = handWrittenSender({
+      path: join(context.dir, `hand-${tag}.db`),
+      synchronous,
+      ca: context.ca,
+      concurrency: context.concurrency,
+    });
+    for (let i = 0; i < context.events; i++) sender.enqueue(`evt_${tag}_${i}`, context.receiver.url, context.body);
+    const started = performance.now();
+    const cpu = cpuUs();
+    const delivered = await sender.deliverAll();
+    const used = cpuUs() - cpu;
+    const rate = delivered / ((performance.now() - started) / 1000);
+    await sender.close();
+    return { rate, cpuUs: used };
+  });
+}
+
+/** The engine over its SQLite store, enqueued first, timed from start() to the last recorded 200. */
+export function engine(context: SenderContext, durability: SqliteDurability, tag: string): Promise<SenderRun> {
+  return measured(context, async () => {
+    const figures = await sqliteThroughput({
+      url: context.receiver.url,
+      ca: context.ca,
+      body: context.body,
+      path: join(context.dir, `engine-${tag}.db`),
+      durability,
+      events: context.events,
+      concurrency: context.concurrency,
+    });
+    return { rate: figures.rate, cpuUs: figures.cpuUsPerDelivery * context.events };
+  });
+}
