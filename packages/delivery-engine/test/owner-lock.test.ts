@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -132,5 +132,16 @@ describe('the owner of an SQLite file', () => {
       message: expect.stringContaining("used by processes opened with { mode: 'shared' }"),
     });
     for (const store of [shared, another, late]) await store.close();
+  });
+
+  it('finds the owner of a file reached through a symbolic link', async () => {
+    const path = join(dir, 'linked.db');
+    const owner = sqliteDeliveryStore({ path });
+    await owner.acquireOwnership?.();
+    symlinkSync(path, join(dir, 'alias.db'));
+    const throughLink = sqliteDeliveryStore({ path: join(dir, 'alias.db') });
+    await expect(throughLink.acquireOwnership?.()).rejects.toMatchObject({ code: 'store_locked' });
+    await throughLink.close();
+    await owner.close();
   });
 });

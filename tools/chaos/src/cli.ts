@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { diskFull } from './scenarios/disk-full.js';
 import { fuzz } from './scenarios/fuzz.js';
 import { networkFaults } from './scenarios/network-faults.js';
+import { ownerLock } from './scenarios/owner-lock.js';
 import { postgresWorkers } from './scenarios/postgres-workers.js';
 import { receiverStorms } from './scenarios/receiver-storms.js';
 import { soak } from './scenarios/soak.js';
@@ -23,6 +24,7 @@ import { seededRandom } from './support/seeded-random.js';
 
 const SCENARIOS: readonly Scenario[] = [
   sqliteKills,
+  ownerLock,
   diskFull,
   postgresWorkers,
   networkFaults,

@@ -1,7 +1,8 @@
 /**
  * One delivery engine in its own process, for the kill scenarios. Configured by `KYC_CHAOS`
  * (JSON). Prints `opening` before it opens the store (which migrates a new file), `started`
- * once claiming, `ack <id>` each time an `enqueue` resolved and `refused <id> <code>` when one failed. Without an enqueue load it
+ * once claiming, `ack <id>` each time an `enqueue` resolved and `refused <id> <code>` when one failed,
+ * `refused <code>` (exit 3) when the store refused it at start. Without an enqueue load it
  * exits 0 once nothing is pending. The parent kills it with SIGKILL at random moments.
  */
 import { sampleStatusWebhook } from '@kyc/contracts';
@@ -12,6 +13,8 @@ import pg from 'pg';
 interface WorkerConfig {
   readonly store: 'sqlite' | 'postgres';
   readonly path?: string;
+  /** SQLite: `owner` (the default) or `shared`. */
+  readonly mode?: 'owner' | 'shared';
   readonly postgresUrl?: string;
   readonly ca: string;
   readonly concurrency: number;
@@ -43,7 +46,9 @@ const pool = config.store === 'postgres' ? new pg.Pool({ connectionString: confi
 // the failure and retry, so here it is only reported (unhandled, it would end the process).
 pool?.on('error', () => undefined);
 const store: DeliveryStore<unknown> =
-  pool === undefined ? sqliteDeliveryStore({ path: config.path ?? '' }) : postgresDeliveryStore({ pool });
+  pool === undefined
+    ? sqliteDeliveryStore({ path: config.path ?? '', ...(config.mode !== undefined && { mode: config.mode }) })
+    : postgresDeliveryStore({ pool });
 const factor = config.timeScale.factor;
 const engine = createDeliveryEngine({
   store,
@@ -62,7 +67,13 @@ const engine = createDeliveryEngine({
   pollIntervalMs: 100 * factor,
   logger: { error: (message) => process.stderr.write(`engine: ${message}\n`) },
 });
-await engine.start();
+try {
+  await engine.start();
+} catch (error) {
+  // Another process owns the file: the owner-lock scenario counts this answer.
+  say(`refused ${String((error as { code?: unknown }).code)}`);
+  process.exit(3);
+}
 say('started');
 
 const load = config.enqueue;

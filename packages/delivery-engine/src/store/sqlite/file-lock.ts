@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { DeliveryEngineError } from '../../delivery-engine-error.js';
 import type { SqliteFile } from './open-sqlite.js';
@@ -36,7 +37,8 @@ export function fileLock(options: FileLockOptions): FileLock {
   const { mode } = options;
   const { path } = options.file;
   if (path === ':memory:') return { acquire() {}, held: true, release() {} };
-  const lockPath = `${path}-lock`;
+  // One file reached through a symbolic link or a relative path must find the same lock.
+  const lockPath = `${realpathSync(path)}-lock`;
   let connection: Database.Database | undefined;
 
   const refused = (): DeliveryEngineError => {
