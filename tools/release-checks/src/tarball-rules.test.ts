@@ -125,6 +125,7 @@ describe('manifestFindings', () => {
     bugs: { url: 'https://github.com/o/r/issues' },
     repository: { type: 'git', url: 'git+https://github.com/o/r.git', directory: 'packages/example' },
     publishConfig: { access: 'public', provenance: true },
+    files: ['dist', 'CHANGELOG.md'],
     engines: { node: '>=22' },
     dependencies: { zod: '^4' },
   };
@@ -148,6 +149,7 @@ describe('manifestFindings', () => {
       'repository.directory is undefined, not packages/example',
       'homepage is missing',
       'bugs.url is missing',
+      'files does not name CHANGELOG.md',
       'publishConfig.access is not "public"',
       'publishConfig.provenance is not true',
       "engines.node is undefined, not the root's >=22",

@@ -119,6 +119,8 @@ export function manifestFindings(
   }
   if (!manifest.homepage?.startsWith('https://')) findings.push('homepage is missing');
   if (!manifest.bugs?.url?.startsWith('https://')) findings.push('bugs.url is missing');
+  // npm packs a CHANGELOG.md only when `files` names it; Changesets writes one per release.
+  if (!manifest.files?.includes('CHANGELOG.md')) findings.push('files does not name CHANGELOG.md');
   if (manifest.publishConfig?.access !== 'public') findings.push('publishConfig.access is not "public"');
   if (manifest.publishConfig?.provenance !== true) findings.push('publishConfig.provenance is not true');
   if (manifest.engines?.node !== root.engines?.node) {

@@ -19,6 +19,7 @@ export interface Manifest {
   readonly bugs?: { readonly url?: string };
   readonly repository?: { readonly type?: string; readonly url?: string; readonly directory?: string };
   readonly publishConfig?: { readonly access?: string; readonly provenance?: boolean };
+  readonly files?: readonly string[];
   readonly exports?: Readonly<Record<string, ExportTarget>>;
   readonly bin?: Readonly<Record<string, string>>;
   readonly engines?: Readonly<Record<string, string>>;

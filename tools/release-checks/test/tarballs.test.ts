@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { manifestFindings, tarballFindings } from '../src/tarball-rules.ts';
@@ -58,6 +58,8 @@ describe.each(packages)('$name', (pkg) => {
 
   it('ships LICENSE, README and dist, every export and bin, and nothing that is not for users', () => {
     expect(tarballFindings(pkg.manifest, files, (path) => readFileSync(join(pkg.dir, path), 'utf8'))).toEqual([]);
+    // From the first release on, the changelog travels with the code.
+    if (existsSync(join(pkg.dir, 'CHANGELOG.md'))) expect(files).toContain('CHANGELOG.md');
   });
 
   it('carries the registry metadata a legal review and `npm view` read', () => {
