@@ -13,5 +13,13 @@ export default defineConfig([
     clean: false,
     platform: 'neutral',
     deps: { alwaysBundle: ['ky'] },
+    outputOptions: {
+      // The bundled ky's map entries would name the workspace's pnpm store
+      // (`../../../node_modules/.pnpm/ky@…`), a path outside the package; name them as an install
+      // lays ky out instead. The map carries their text (`sourcesContent`), and debuggers skip them.
+      sourcemapPathTransform: (source) =>
+        source.replace(/^(?:\.\.\/)+node_modules\/\.pnpm\/[^/]+\/node_modules\//, '../node_modules/'),
+      sourcemapIgnoreList: (source) => source.includes('/node_modules/'),
+    },
   },
 ]);

@@ -25,3 +25,4 @@ export {
 } from './retry-policy.js';
 export type { KycLogger, KycRetryEvent, KycSleep } from './run-with-retries.js';
 export type { KycClientTelemetryOptions } from './telemetry/client-telemetry.js';
+export type { OtelApi } from './telemetry/load-api.js';

@@ -53,6 +53,7 @@ export {
   type StandardWebhooksOptions,
   type StandardWebhooksVerifier,
 } from './signatures/standard-webhooks.js';
+export type { OtelApi } from './telemetry/load-api.js';
 export type { ReceiverTelemetryOptions } from './telemetry/telemetry-options.js';
 export {
   type AuthKeys,

@@ -1,0 +1,124 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { actionlint } from '../src/actionlint.ts';
+import { ROOT, readManifest } from '../src/workspace.ts';
+
+// The workflows cannot run here; actionlint checks what GitHub would check (syntax, expressions,
+// the inputs of known actions, permissions), and the assertions below check what they promise.
+
+const folder = join(ROOT, '.github', 'workflows');
+const workflows = readdirSync(folder).filter((name) => /\.ya?ml$/.test(name));
+
+interface Step {
+  readonly uses?: string;
+  readonly run?: string;
+  readonly with?: Readonly<Record<string, unknown>>;
+  readonly env?: Readonly<Record<string, unknown>>;
+}
+interface Job {
+  readonly env?: Readonly<Record<string, string>>;
+  readonly permissions?: Readonly<Record<string, string>>;
+  readonly strategy?: { readonly matrix?: Readonly<Record<string, unknown>> };
+  readonly services?: Readonly<Record<string, { readonly image: string }>>;
+  readonly steps: readonly Step[];
+}
+interface Workflow {
+  readonly on: Readonly<Record<string, unknown>>;
+  readonly jobs: Readonly<Record<string, Job>>;
+}
+
+const read = (name: string) => parse(readFileSync(join(folder, name), 'utf8')) as Workflow;
+
+describe('actionlint', () => {
+  it('finds mistakes (so a clean result means something)', async () => {
+    const broken = [
+      'on: push',
+      'jobs:',
+      '  test:',
+      '    runs-on: ubuntu-24.04',
+      '    steps:',
+      '      - uses: actions/checkout@v4',
+      '        with:',
+      '          fetch-depht: 0',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a template
+      '      - run: echo ${{ matrix.node }}',
+    ].join('\n');
+    const findings = await actionlint(broken, 'broken.yml');
+    expect(findings.map((finding) => finding.kind).sort()).toEqual(['action', 'expression']);
+  });
+
+  it.each(workflows)('passes %s', async (name) => {
+    const findings = await actionlint(readFileSync(join(folder, name), 'utf8'), `.github/workflows/${name}`);
+    const report = findings.map((f) => `${name}:${f.line}:${f.column} ${f.message} [${f.kind}]`).join('\n');
+    expect(findings, report).toEqual([]);
+  });
+});
+
+describe('ci.yml', () => {
+  const ci = read('ci.yml');
+  const test = ci.jobs.test;
+  if (test === undefined) throw new Error('ci.yml has no `test` job');
+  const runs = test.steps.flatMap((step) => (step.run ? [step.run.trim()] : []));
+
+  it('runs on pushes to main and on pull requests', () => {
+    expect(Object.keys(ci.on).sort()).toEqual(['pull_request', 'push']);
+  });
+
+  it('tests every Node line the packages support (engines.node)', () => {
+    const engines = readManifest(ROOT).engines?.node ?? '';
+    const majors = [...engines.matchAll(/(\d+)\.\d+\.\d+/g)].map((match) => Number(match[1]));
+    expect(majors).toEqual([22, 24, 26]);
+    expect(test.strategy?.matrix?.node).toEqual(majors);
+  });
+
+  it('runs the commands the README gives a newcomer, in its order', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const block = /## The two commands\n\n```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    const commands = block
+      .split('\n')
+      .map((line) => line.replace(/#.*$/, '').trim())
+      .filter(Boolean);
+    expect(commands).toEqual(['pnpm install', 'pnpm demo', 'pnpm test']);
+    const positions = commands.map((command) => runs.findIndex((run) => run.startsWith(command)));
+    expect(
+      positions.every((position) => position >= 0),
+      runs.join('\n'),
+    ).toBe(true);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+  });
+
+  it('gives the suites real Postgres and Redis, and makes a missing one fail the run', () => {
+    expect(Object.keys(test.services ?? {}).sort()).toEqual(['postgres', 'redis']);
+    const env = test.env ?? {};
+    expect(env.KYC_REQUIRE_SERVICES).toBe('1');
+    expect(env.KYC_TEST_POSTGRES_URL).toMatch(/^postgres:\/\/postgres@postgres:5432\/test$/);
+    expect(env.KYC_TEST_REDIS_URL).toMatch(/^redis:\/\/redis:6379$/);
+  });
+});
+
+describe('release.yml', () => {
+  const release = read('release.yml');
+  const job = release.jobs.release;
+  if (job === undefined) throw new Error('release.yml has no `release` job');
+  const changesets = job.steps.find((step) => step.uses?.startsWith('changesets/action@'));
+  const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
+    .scripts;
+
+  it('runs on pushes to main only', () => {
+    expect(release.on).toEqual({ push: { branches: ['main'] } });
+  });
+
+  it('may sign provenance with an OIDC token, push the version commit and open its pull request', () => {
+    expect(job.permissions).toEqual({ contents: 'write', 'pull-requests': 'write', 'id-token': 'write' });
+  });
+
+  it('lets Changesets version (a pull request) or publish (with provenance) through the root scripts', () => {
+    expect(changesets?.with?.version).toBe('pnpm run version-packages');
+    expect(changesets?.with?.publish).toBe('pnpm run release');
+    expect(changesets?.env?.NPM_CONFIG_PROVENANCE).toBe('true');
+    expect(scripts['version-packages']).toMatch(/^changeset version\b/);
+    expect(scripts.release).toMatch(/^pnpm run build && pnpm run api:check && changeset publish$/);
+  });
+});
