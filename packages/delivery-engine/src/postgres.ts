@@ -4,5 +4,5 @@
  *
  * @packageDocumentation
  */
-export type { PgPool, PgPoolClient, PgQueryable } from './store/postgres/pg-types.js';
+export type { PgNamedQuery, PgPool, PgPoolClient, PgQueryable, PgResult } from './store/postgres/pg-types.js';
 export { type PostgresDeliveryStoreOptions, postgresDeliveryStore } from './store/postgres.js';
