@@ -10,7 +10,7 @@ import { AttemptAbort } from './attempt-abort.js';
 import { classifyError, describeError, isUnreachable } from './classify-error.js';
 import { outcomeOfStatus } from './outcome.js';
 import { PoolCache } from './pool-cache.js';
-import { readSnippet } from './read-snippet.js';
+import { type Exchange, postForSnippet } from './post-for-snippet.js';
 import { redactSecrets } from './redact-secrets.js';
 import type { AttemptOutcome, AttemptRequest, AttemptResult, TransportOptions } from './types.js';
 
@@ -139,6 +139,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
     stops.add(signal, abort);
     let status: number | undefined;
     let dialedAddress: string | undefined;
+    let exchange: Exchange | undefined;
     const unreachable: string[] = [];
     try {
       if (pools.closed) return { outcome: 'connect_error', latencyMs: 0, errorMessage: 'transport is closed' };
@@ -146,25 +147,26 @@ export function createTransport(options: TransportOptions = {}): Transport {
       if (!vetted.ok) return { outcome: URL_OUTCOMES[vetted.code], latencyMs: elapsed(), errorMessage: vetted.message };
       if (abort.aborted) throw abort.reason;
       const { url } = vetted;
-      const options = {
+      const options: Dispatcher.DispatchOptions = {
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
-        method: 'POST' as const,
+        method: 'POST',
         headers: request.headers,
         body: request.body,
-        signal: abort,
       };
-      let response: Dispatcher.ResponseData | undefined;
+      let responseSnippet: string | undefined;
       if (proxy !== undefined) {
-        response = await proxy.request(options);
+        exchange = postForSnippet(proxy, options, abort);
+        responseSnippet = await exchange.snippet;
       } else {
         // Dial the vetted addresses in the resolver's order; move on only when a connection
         // could not even be opened (nothing was sent, so trying the next one cannot duplicate
         // a delivery), e.g. an IPv6 answer on a host without an IPv6 route.
         for (const [index, address] of vetted.addresses.entries()) {
           dialedAddress = address.address;
+          exchange = postForSnippet(pools.get(url.origin, address), options, abort);
           try {
-            response = await pools.get(url.origin, address).request(options);
+            responseSnippet = await exchange.snippet;
             break;
           } catch (error) {
             if (abort.aborted || index === vetted.addresses.length - 1 || !isUnreachable(error)) throw error;
@@ -172,10 +174,11 @@ export function createTransport(options: TransportOptions = {}): Transport {
           }
         }
       }
-      if (response === undefined)
+      if (exchange === undefined || responseSnippet === undefined) {
         return { outcome: 'dns_error', latencyMs: elapsed(), errorMessage: 'no address to dial' };
-      status = response.statusCode;
-      const responseSnippet = await readSnippet(response.body);
+      }
+      status = exchange.handler.status;
+      if (status === undefined) throw new Error('the answer ended before its status line');
       return {
         outcome: outcomeOfStatus(status),
         status,
@@ -184,6 +187,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
         responseSnippet: redactSecrets(request.headers, responseSnippet),
       };
     } catch (error) {
+      status ??= exchange?.handler.status;
       const outcome: AttemptOutcome = abort.aborted ? 'timeout' : classifyError(error);
       const reason = abort.aborted ? describeError(abort.reason) : describeError(error);
       const during = status === undefined ? '' : ` (after status ${status}, while reading the body)`;
