@@ -1,6 +1,9 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDeliveryEngine, sqliteDeliveryStore } from '../src/index.js';
 import { bodyFor } from './support/attempts.js';
@@ -58,6 +61,34 @@ describe("two processes sharing one SQLite file in mode 'shared'", () => {
     } finally {
       await receiver.close();
       await store.close();
+    }
+  });
+
+  it('wait while another process creates the lock file, instead of taking it for an owner', {
+    timeout: 60_000,
+  }, async () => {
+    const path = join(dir, 'creating.db');
+    // Another process in the middle of creating the lock file's table (it holds the write lock
+    // on the new file for 300 ms), as when engines start together.
+    const creator = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const Database = require('better-sqlite3');
+         const db = new Database(${JSON.stringify(`${path}-lock`)});
+         db.exec('BEGIN IMMEDIATE'); db.exec('CREATE TABLE IF NOT EXISTS engine_lock (held INTEGER)');
+         process.stdout.write('creating\\n');
+         setTimeout(() => { db.exec('COMMIT'); db.close(); }, 300);`,
+      ],
+      { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await once(creator.stdout, 'data');
+    const store = sqliteDeliveryStore({ path, mode: 'shared' });
+    try {
+      await store.acquireOwnership?.();
+    } finally {
+      await store.close();
+      await once(creator, 'exit');
     }
   });
 });

@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { DeliveryEngineError } from '../../delivery-engine-error.js';
 import type { SqliteFile } from './open-sqlite.js';
@@ -20,6 +20,9 @@ export interface FileLockOptions {
   /** Runs right after the lock is taken (the owner's recovery); if it throws, the lock is given back. */
   readonly onAcquired?: () => void;
 }
+
+/** How long processes creating the same new lock file wait for each other. */
+const INITIALIZE_WAIT_MS = 2000;
 
 const isBusy = (error: unknown): boolean => {
   const code = (error as { code?: unknown })?.code;
@@ -68,7 +71,13 @@ export function fileLock(options: FileLockOptions): FileLock {
       let opened: Database.Database | undefined;
       try {
         opened = new Database(lockPath, { timeout: 0 });
-        opened.exec('CREATE TABLE IF NOT EXISTS engine_lock (held INTEGER)');
+        if ((statSync(lockPath, { throwIfNoEntry: false })?.size ?? 0) === 0) {
+          // A new lock file gets its one table; processes starting together wait for each
+          // other here (briefly), not in the lock below, where busy means refused.
+          opened.pragma(`busy_timeout = ${INITIALIZE_WAIT_MS}`);
+          opened.exec('CREATE TABLE IF NOT EXISTS engine_lock (held INTEGER)');
+          opened.pragma('busy_timeout = 0');
+        }
         if (mode === 'owner') opened.exec('BEGIN EXCLUSIVE');
         else {
           opened.exec('BEGIN');
