@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -118,6 +118,41 @@ describe('sqliteDeliveryStore schema upgrade', () => {
       check.close();
       expect(versions).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the owner of an SQLite file and its write-ahead log', () => {
+  it('keeps the WAL from growing without end, checkpointing beside its commits rather than inside them', {
+    timeout: 30_000,
+  }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kyc-sqlite-wal-'));
+    const path = join(dir, 'deliveries.db');
+    const store = sqliteDeliveryStore({ path });
+    const body = JSON.stringify({ sessionId: 'wal', padding: 'x'.repeat(1500) });
+    try {
+      // About 1 MB of WAL per batch; unchecked, twelve batches leave a WAL of 12 MB and more.
+      for (let batch = 0; batch < 12; batch++) {
+        await Promise.all(
+          Array.from({ length: 500 }, (_, i) =>
+            store.insert({
+              id: `wal-${batch}-${i}`,
+              url: 'https://a.example/hook',
+              origin: 'https://a.example',
+              authKey: undefined,
+              signingSecret: undefined,
+              body,
+              createdAt: batch * 1000 + i,
+            }),
+          ),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 400));
+      }
+      expect(statSync(`${path}-wal`).size).toBeLessThan(4 * 2 ** 20);
+      expect((await store.list({ limit: 1 })).length).toBe(1);
+    } finally {
+      await store.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

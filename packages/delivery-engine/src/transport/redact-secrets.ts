@@ -9,8 +9,11 @@ const remembered = new Map<string, readonly string[]>();
 function authorizationOf(headers: Readonly<Record<string, string>>): string | undefined {
   const direct = headers[HEADERS.authorization];
   if (typeof direct === 'string') return direct;
-  for (const [name, value] of Object.entries(headers)) {
-    if (name.toLowerCase() === HEADERS.authorization && typeof value === 'string') return value;
+  for (const name in headers) {
+    // The length first: most names are not even as long, and need no lower-casing.
+    if (name.length !== HEADERS.authorization.length || name.toLowerCase() !== HEADERS.authorization) continue;
+    const value = headers[name];
+    if (typeof value === 'string') return value;
   }
   return undefined;
 }

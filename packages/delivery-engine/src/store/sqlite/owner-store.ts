@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { ATTEMPT_COLUMNS, attemptValues, toQueueStats } from '../rows.js';
 import type { ClaimRequest, DeliveryClaim, DeliveryStore, DeliverySummary } from '../store.js';
+import { type Checkpointer, startCheckpointer } from './checkpointer.js';
 import { CommitQueue } from './commit-queue.js';
 import { prepareCommon } from './common-statements.js';
 import { fileLock } from './file-lock.js';
@@ -117,7 +118,21 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): D
        ON CONFLICT (id) DO UPDATE SET pid = excluded.pid, host = excluded.host, since = excluded.since, in_flight = '[]'`,
     ).run(process.pid, hostname(), Date.now());
   });
-  const lock = fileLock({ file, mode: 'owner', onAcquired: () => recover.immediate() });
+  let checkpointer: Checkpointer | undefined;
+  const lock = fileLock({
+    file,
+    mode: 'owner',
+    onAcquired: () => {
+      recover.immediate();
+      if (file.path === ':memory:') return;
+      // Checkpoints (and their fsyncs) run on a thread of their own, never inside a commit.
+      db.pragma('wal_autocheckpoint = 0');
+      checkpointer = startCheckpointer(file.path, () => {
+        // Without its checkpointer the WAL would grow without end: the owner checkpoints again.
+        db.pragma('wal_autocheckpoint = 1000');
+      });
+    },
+  });
 
   const commits: CommitQueue = new CommitQueue({
     transaction: (body) => db.transaction(body).immediate(),
@@ -304,6 +319,8 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): D
       // Writes already queued (enqueues the caller awaits) go out before the file closes.
       await commits.drain();
       record.close();
+      await checkpointer?.stop();
+      checkpointer = undefined;
       lock.release();
       sync?.close();
       db.close();

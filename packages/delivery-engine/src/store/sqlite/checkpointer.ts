@@ -1,0 +1,52 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/** How often the checkpointer copies the write-ahead log into the database file. */
+export const CHECKPOINT_INTERVAL_MS = 250;
+
+// The thread's whole program: its own connection, a PASSIVE checkpoint (it never blocks the
+// owner's writes) on an interval, closed on a message. CommonJS and inline, so it loads the same
+// way from the sources, the ESM build and the CommonJS build.
+const PROGRAM = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.path, { timeout: 5000 });
+const checkpoint = () => {
+  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch (error) { parentPort.postMessage(String(error && error.message)); }
+};
+const timer = setInterval(checkpoint, workerData.intervalMs);
+parentPort.on('message', () => { clearInterval(timer); checkpoint(); db.close(); parentPort.close(); });
+`;
+
+/** A running checkpointer; `stop()` runs a last checkpoint and ends the thread. */
+export interface Checkpointer {
+  stop(): Promise<void>;
+}
+
+/**
+ * Moves SQLite's checkpoints off the event loop. By default the committing connection copies
+ * the WAL into the database every 1 000 pages, inside a commit, and with `synchronous=NORMAL`
+ * syncs both files while it does: milliseconds during which the engine sends nothing. The owner
+ * turns that off (`wal_autocheckpoint = 0`) and a thread with its own connection checkpoints
+ * instead, passively, beside the owner's writes.
+ */
+export function startCheckpointer(path: string, onError: (message: string) => void): Checkpointer {
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const worker = new Worker(PROGRAM, {
+    eval: true,
+    workerData: { path, driver, intervalMs: CHECKPOINT_INTERVAL_MS },
+  });
+  // It must not keep a process alive that is otherwise done (a forgotten close()).
+  worker.unref();
+  worker.on('message', (message: unknown) => onError(String(message)));
+  worker.on('error', (error) => onError(error.message));
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  return {
+    async stop() {
+      // Held by its own thread now, the process waits for the last checkpoint.
+      worker.ref();
+      worker.postMessage('stop');
+      await exited;
+    },
+  };
+}
