@@ -7,7 +7,7 @@ import { requestId } from 'hono/request-id';
 import { secureHeaders } from 'hono/secure-headers';
 import { apiError } from './api/api-error.js';
 import { basicAuth } from './api/basic-auth.js';
-import { LoginThrottle } from './api/login-throttle.js';
+import type { LoginThrottle } from './api/login-throttle.js';
 import { portalRoutes } from './api/portal-routes.js';
 import { sandboxRoutes } from './api/sandbox-routes.js';
 import { serviceRoutes } from './api/service-routes.js';
@@ -37,6 +37,8 @@ export function createApp(
   portal: PortalService,
   options: {
     secureCookies: boolean;
+    /** Shared with the listener's upgrade: one count of failed logins per username. */
+    throttle: LoginThrottle;
     logger: SandboxLogger | undefined;
     telemetry: SandboxTelemetry | undefined;
     readiness: () => Promise<Readiness>;
@@ -81,8 +83,7 @@ export function createApp(
     ),
   );
 
-  // One throttle for the API and the dashboard: both accept the same passwords.
-  const throttle = new LoginThrottle();
+  const throttle = options.throttle;
   const auth = basicAuth(service, throttle);
   app.use('/api/*', auth);
   app.use('/sandbox/*', auth);

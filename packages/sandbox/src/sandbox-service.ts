@@ -14,6 +14,7 @@ import { resolveOutcome } from './domain/outcome.js';
 import type { SessionRecord } from './domain/session-record.js';
 import { buildWebhookBody, sessionDetails } from './domain/webhook-body.js';
 import type { OutboxRelay } from './engine/outbox-relay.js';
+import { LISTENER_URL } from './listen/listener-url.js';
 import type { CompanyRecord, OutboxRow, SandboxStore } from './store/sandbox-store.js';
 
 /** The company's webhook settings as the API and dashboard show them: never the key itself. */
@@ -44,7 +45,14 @@ export class SandboxService {
     private readonly relay: OutboxRelay,
     private readonly baseUrl: () => string,
     private readonly allowPrivateNetworks: readonly string[] | undefined,
+    /** Whether a `kyc-sandbox listen` of the company is connected right now. */
+    readonly listening: (companyId: number) => boolean = () => false,
   ) {}
+
+  /** Where a new event of the company goes: its saved URL, else its connected listener, else nowhere. */
+  deliveryUrl(company: CompanyRecord): string | undefined {
+    return company.webhookUrl ?? (this.listening(company.id) ? LISTENER_URL : undefined);
+  }
 
   now(): number {
     return Date.now();
@@ -70,6 +78,7 @@ export class SandboxService {
       this.now(),
       (session, endedAt) => JSON.stringify(buildWebhookBody(session, endedAt, this.baseUrl())),
       active === undefined ? undefined : formatTraceparent(active),
+      this.listening(companyId) ? LISTENER_URL : undefined,
     );
     // The outbox row is committed, so the answer need not wait for the relay (whose enqueue may
     // resolve a DNS name); the relay hands the event to the engine now, or on its next pass.

@@ -25,5 +25,15 @@ Commands:
     --ca <file>                 Trust this CA certificate (PEM) for the endpoint
     --allow-loopback            Allow an endpoint on this machine (127.0.0.0/8, ::1)
 
+  listen                        Forward your company's webhooks to a server on this machine (no public URL needed)
+    --forward-to <url>          Where to POST them: http://localhost:3000/webhooks/kyc (loopback only; http or https)
+    --user <name>               A dashboard user of the sandbox (or set KYC_SANDBOX_USER); the password comes
+                                from KYC_SANDBOX_PASSWORD, a hidden prompt, or the first line of stdin
+    --service <url>             The sandbox (or set KYC_SANDBOX_URL; default http://127.0.0.1:8080)
+
+  trigger <status>              Finish a sample session now, so its webhook flows: approved, rejected, pending, error
+    --shape <v1|status|both>    The payload shape (default both)
+    --user, --service           As for listen
+
   help                          Show this text
 `;

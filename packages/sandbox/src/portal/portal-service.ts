@@ -11,6 +11,8 @@ import { diagnoseAttempt } from '../check/diagnose-attempt.js';
 import { STATE } from '../domain/enum-values.js';
 import { resolveOutcome } from '../domain/outcome.js';
 import { buildWebhookBody } from '../domain/webhook-body.js';
+import type { ListenerInfo } from '../listen/listener-session.js';
+import { isListenerUrl, LISTENER_URL } from '../listen/listener-url.js';
 import type { SandboxStore } from '../store/sandbox-store.js';
 import { type DeliveryFilterView, encodeCursor, PAGE_SIZE } from './delivery-query.js';
 import { endpointHealth } from './endpoint-health.js';
@@ -23,6 +25,8 @@ import {
   type DeliveryListItem,
   type DeliveryPage,
   type EndpointHealth,
+  type Forwarding,
+  forwardingView,
   PortalActionError,
 } from './portal-views.js';
 
@@ -34,6 +38,7 @@ export {
   type DeliveryListItem,
   type DeliveryPage,
   type EndpointHealth,
+  type Forwarding,
   PortalActionError,
 } from './portal-views.js';
 
@@ -80,7 +85,15 @@ export class PortalService {
     private readonly engine: DeliveryEngine,
     private readonly clock: ScaledClock,
     private readonly baseUrl: () => string,
+    /** The company's connected `kyc-sandbox listen`, if any. */
+    private readonly listenerOf: (companyId: number) => ListenerInfo | undefined = () => undefined,
   ) {}
+
+  /** Whether the company's deliveries go to a `kyc-sandbox listen` right now, from where and since when. */
+  forwarding(actor: Pick<Actor, 'companyId'>): Forwarding | null {
+    const listener = this.listenerOf(actor.companyId);
+    return listener === undefined ? null : forwardingView(listener);
+  }
 
   notify(companyId: number | undefined): void {
     this.changes.dispatchEvent(new CustomEvent('change', { detail: companyId }));
@@ -150,6 +163,7 @@ export class PortalService {
     if (record) this.#sync(record);
     const fresh = this.store.portal.get(actor.companyId, eventId) ?? row;
     const body = record?.body ?? this.store.outboxByEvent(eventId, actor.companyId)?.body ?? '';
+    const forwards = this.store.forwards.forEvent(actor.companyId, eventId);
     const latest = record?.attemptLog[record.attemptLog.length - 1];
     const sent = latest?.requestHeaders ?? {
       [HEADERS.contentType]: JSON_CONTENT_TYPE,
@@ -168,6 +182,7 @@ export class PortalService {
       request: {
         method: 'POST',
         url: row.url ?? null,
+        toListener: isListenerUrl(row.url),
         headers,
         body: prettyBody(body),
         bodyBytes: Buffer.byteLength(body),
@@ -183,6 +198,7 @@ export class PortalService {
         responseSnippet: a.responseSnippet ?? null,
         error: a.errorMessage ?? null,
         diagnosis: diagnoseAttempt({ outcome: a.outcome, status: a.status }) ?? null,
+        forwardedTo: forwards.get(a.attempt) ?? null,
       })),
       redeliveries: (record?.redeliveries ?? []).map((r) => ({
         round: r.round,
@@ -284,10 +300,14 @@ export class PortalService {
    */
   async sendTestEvent(actor: Actor, shape: 'v1' | 'status' | 'both', key: string) {
     const company = this.store.getCompany(actor.companyId);
-    if (!company?.webhookUrl) {
-      throw new PortalActionError('no_webhook_url', 'Save a webhook URL in Settings before sending a test event.');
+    // With no URL saved, a connected kyc-sandbox listen receives it (as any other event).
+    const url = company?.webhookUrl ?? (this.listenerOf(actor.companyId) ? LISTENER_URL : undefined);
+    if (company === undefined || url === undefined) {
+      throw new PortalActionError(
+        'no_webhook_url',
+        'Save a webhook URL in Settings (or run kyc-sandbox listen) before sending a test event.',
+      );
     }
-    const url = company.webhookUrl;
     return this.#once(actor, key, 'test_event', undefined, async () => {
       const suffix = randomBytes(8).toString('hex');
       const now = Date.now();
@@ -317,7 +337,13 @@ export class PortalService {
       });
       const base = { action: 'test_event' as const, eventId, sessionId: session.id, shape };
       try {
-        await this.engine.enqueue({ id: eventId, url, body, ...(company.authKey ? { authKey: company.authKey } : {}) });
+        await this.engine.enqueue({
+          id: eventId,
+          url,
+          body,
+          companyId: String(actor.companyId),
+          ...(company.authKey ? { authKey: company.authKey } : {}),
+        });
       } catch (error) {
         if (!(error instanceof DeliveryEngineError)) throw error;
         this.store.portal.markRelayed(eventId, error.message, Date.now());

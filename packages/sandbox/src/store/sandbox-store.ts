@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { STATE } from '../domain/enum-values.js';
 import type { SessionOutcome } from '../domain/outcome.js';
 import type { SessionRecord } from '../domain/session-record.js';
+import { ForwardLog } from '../listen/forward-log.js';
 import { authKeyHint, PortalStore } from '../portal/portal-store.js';
 import { SandboxError } from '../sandbox-error.js';
 import { SCHEMA_SQL } from './schema.js';
@@ -76,6 +77,8 @@ export class SandboxStore {
   readonly #db: Database.Database;
   /** The portal's projection and audit log, in the same file so a finish writes both in one transaction. */
   readonly portal: PortalStore;
+  /** Which attempts went through `kyc-sandbox listen`. */
+  readonly forwards: ForwardLog;
 
   constructor(path: string) {
     try {
@@ -84,6 +87,7 @@ export class SandboxStore {
       this.#db.pragma('foreign_keys = ON');
       this.#db.exec(SCHEMA_SQL);
       this.portal = new PortalStore(this.#db);
+      this.forwards = new ForwardLog(this.#db);
       // Files made before the outbox kept the finishing request's trace context.
       const columns = this.#db.prepare('PRAGMA table_info(outbox)').all() as Row[];
       if (!columns.some((column) => column.name === 'trace_parent')) {
@@ -186,7 +190,8 @@ export class SandboxStore {
   /**
    * Marks a session finished and writes its webhook to the outbox in one transaction (the
    * outbox pattern): either both happen or neither. Finishing a finished session changes
-   * nothing and reports `finished: false`.
+   * nothing and reports `finished: false`. `fallbackUrl` is used when the company has no
+   * webhook URL saved (a connected `kyc-sandbox listen`).
    */
   finishSession(
     companyId: number,
@@ -194,6 +199,7 @@ export class SandboxStore {
     now: number,
     buildBody: (session: SessionRecord, endedAt: number) => string,
     traceParent?: string,
+    fallbackUrl?: string,
   ): { session: SessionRecord; finished: boolean } | undefined {
     return this.#db
       .transaction(() => {
@@ -203,6 +209,7 @@ export class SandboxStore {
         const endedAt = Math.max(now, session.startedAt);
         const body = buildBody(session, endedAt);
         const company = this.getCompany(companyId);
+        const url = company?.webhookUrl ?? fallbackUrl;
         this.#db
           .prepare('UPDATE sessions SET state = ?, ended_at = ? WHERE id = ?')
           .run(STATE.FINISHED, endedAt, session.id);
@@ -211,23 +218,14 @@ export class SandboxStore {
           .prepare(
             'INSERT INTO outbox (event_id, session_id, company_id, url, auth_key, body, created_at, trace_parent) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
           )
-          .run(
-            eventId,
-            id,
-            companyId,
-            company?.webhookUrl ?? null,
-            company?.authKey ?? null,
-            body,
-            now,
-            traceParent ?? null,
-          );
+          .run(eventId, id, companyId, url ?? null, company?.authKey ?? null, body, now, traceParent ?? null);
         this.portal.insertDelivery({
           eventId,
           companyId,
           sessionId: id,
           shortKey: session.shortKey,
           kind: 'session',
-          url: company?.webhookUrl,
+          url,
           authKeyHint: authKeyHint(company?.authKey),
           state: 'queued',
           note: undefined,
