@@ -205,7 +205,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const engine = createDeliveryEngine(engineOptions);
   let publicUrl = options.publicUrl ?? 'http://127.0.0.1';
   const relay = createOutboxRelay(store, engine, () => Date.now(), options.logger);
-  const listening = (companyId: number) => hub.current(companyId) !== undefined;
+  const listening = (companyId: number) => hub.expects(companyId);
   const service = new SandboxService(store, engine, clock, relay, () => publicUrl, allowPrivateNetworks, listening);
   portal = new PortalService(
     store,

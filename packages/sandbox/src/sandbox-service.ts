@@ -45,14 +45,9 @@ export class SandboxService {
     private readonly relay: OutboxRelay,
     private readonly baseUrl: () => string,
     private readonly allowPrivateNetworks: readonly string[] | undefined,
-    /** Whether a `kyc-sandbox listen` of the company is connected right now. */
+    /** Whether events of the company without a saved URL go to its `kyc-sandbox listen` (see ListenerHub.expects). */
     readonly listening: (companyId: number) => boolean = () => false,
   ) {}
-
-  /** Where a new event of the company goes: its saved URL, else its connected listener, else nowhere. */
-  deliveryUrl(company: CompanyRecord): string | undefined {
-    return company.webhookUrl ?? (this.listening(company.id) ? LISTENER_URL : undefined);
-  }
 
   now(): number {
     return Date.now();

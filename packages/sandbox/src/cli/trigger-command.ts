@@ -9,6 +9,7 @@ import {
 import { PORTAL_API } from '../api/portal-routes.js';
 import { SANDBOX_API } from '../api/sandbox-routes.js';
 import { PAYLOAD_SHAPES, type PayloadShape } from '../domain/enum-values.js';
+import { isListenerUrl } from '../listen/listener-url.js';
 import { CliError } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
 import { clockTime } from './listen-output.js';
@@ -106,10 +107,11 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
     );
     return 1;
   }
-  io.out(
-    forwarding === null
-      ? `          webhook ${delivery.eventId} → ${delivery.url} (no kyc-sandbox listen is connected)\n`
-      : `          webhook ${delivery.eventId} → kyc-sandbox listen on ${forwarding.host} → ${forwarding.forwardTo}\n`,
-  );
+  let where: string;
+  if (forwarding !== null) where = `kyc-sandbox listen on ${forwarding.host} → ${forwarding.forwardTo}`;
+  else if (isListenerUrl(delivery.url ?? undefined)) {
+    where = 'kyc-sandbox listen, none connected right now: it is retried on the schedule and reaches the next one';
+  } else where = `${delivery.url} (no kyc-sandbox listen is connected)`;
+  io.out(`          webhook ${delivery.eventId} → ${where}\n`);
   return 0;
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { WEBHOOK_RETRY_DELAYS_MS } from '@kyc/contracts';
 import type { AttemptTarget, SelectTransport, Transport } from '@kyc/delivery-engine';
 import type { WebSocket } from 'ws';
 import { type ListenerInfo, ListenerSession } from './listener-session.js';
@@ -41,6 +42,8 @@ export class ListenerHub {
   readonly #open = new Set<ListenerSession>();
   /** Attempts handed to a listener and not yet recorded: who to tell what the engine made of them. */
   readonly #awaitingRecord = new Map<string, ListenerSession>();
+  /** When each company's last listener went away (wall ms). */
+  readonly #lastSeen = new Map<string, number>();
   #closing = false;
 
   constructor(private readonly options: ListenerHubOptions) {}
@@ -71,6 +74,7 @@ export class ListenerHub {
         this.#open.delete(closed);
         if (this.#byCompany.get(key) === closed) {
           this.#byCompany.delete(key);
+          this.#lastSeen.set(key, Date.now());
           this.options.changed(info.companyId);
         }
       },
@@ -96,6 +100,19 @@ export class ListenerHub {
   current(companyId: number): ListenerInfo | undefined {
     const session = this.#byCompany.get(String(companyId));
     return session?.accepting ? session.info : undefined;
+  }
+
+  /**
+   * Whether new events of a company without a saved URL should be made for its listener: one is
+   * connected, or one left less than a retry window ago (the protocol's 21 minutes, on the
+   * sandbox's schedule). An event finished in such a gap (a restart, a laptop waking up) is
+   * then retried until the listener is back, instead of never being sent.
+   */
+  expects(companyId: number): boolean {
+    if (this.current(companyId) !== undefined) return true;
+    const left = this.#lastSeen.get(String(companyId));
+    const window = WEBHOOK_RETRY_DELAYS_MS.reduce((a, b) => a + b, 0) / this.options.timeScale;
+    return left !== undefined && Date.now() - left < window;
   }
 
   /** The engine's `selectTransport`. */
