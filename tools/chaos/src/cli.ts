@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { diskFull } from './scenarios/disk-full.js';
 import { fuzz } from './scenarios/fuzz.js';
+import { listenerKills } from './scenarios/listener-kills.js';
 import { networkFaults } from './scenarios/network-faults.js';
 import { postgresWorkers } from './scenarios/postgres-workers.js';
 import { receiverStorms } from './scenarios/receiver-storms.js';
@@ -28,6 +29,7 @@ const SCENARIOS: readonly Scenario[] = [
   networkFaults,
   receiverStorms,
   storePartition,
+  listenerKills,
   fuzz,
   soak,
 ];
