@@ -12,6 +12,7 @@ import type { CliProcess } from './cli-process.js';
 import { spawnCli } from './cli-process.js';
 import { api, basicAuth, contract, eventually } from './helpers.js';
 import {
+  dashboardLogin,
   loginEnv,
   type PlainAnswer,
   type PlainReceiver,
@@ -152,6 +153,25 @@ describe('kyc-sandbox listen and trigger', () => {
       expect(listener.output().stdout).toMatch(new RegExp(`${id}  sess_\\w+  .*→ 200  \\d+ ms  attempt 1`));
     }
   }, 120_000);
+
+  it('shows in the dashboard where deliveries are forwarded, and marks the forwarded attempts', async () => {
+    const cookie = await dashboardLogin(sandbox.url, ALICE);
+    const page = async (path: string) => (await fetch(`${sandbox.url}${path}`, { headers: { cookie } })).text();
+    const text = (html: string) => html.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ');
+    for (const path of ['/dashboard/deliveries', '/dashboard/settings']) {
+      expect(text(await page(path))).toMatch(
+        new RegExp(
+          `Deliveries are forwarded to kyc-sandbox listen on .+ \\(127\\.0\\.0\\.1\\), run by alice, to ${receiver.url} on that machine, since \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC`,
+        ),
+      );
+    }
+    const id = receiver.requests[0]?.id ?? '';
+    const detail = text(await page(`/dashboard/deliveries/${id}`));
+    expect(detail).toMatch(
+      new RegExp(`HTTP 200 \\(delivered\\)Forwarded via kyc-sandbox listen on .+ to ${receiver.url}`),
+    );
+    expect(detail).toMatch(/made while no webhook URL was saved/);
+  });
 
   it('shows a 500 then the retry that got 200 in the terminal', async () => {
     const listener = aliceListener;

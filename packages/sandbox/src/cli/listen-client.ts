@@ -92,6 +92,10 @@ export function connectOnce(
     };
     stop.addEventListener('abort', onStop, { once: true });
 
+    // Ctrl-C during the handshake: close as soon as the connection is open.
+    socket.on('open', () => {
+      if (end !== undefined) closeWhenIdle();
+    });
     socket.on('unexpected-response', (_request, response) => {
       void readRefusal(response).then((message) => {
         finish({ kind: 'refused', status: response.statusCode ?? 0, message });

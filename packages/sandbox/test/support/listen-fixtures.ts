@@ -116,3 +116,22 @@ export async function startListener(service: string, user: SeedUser, forwardTo: 
 export async function trigger(service: string, user: SeedUser, args: readonly string[]) {
   return spawnCli(['trigger', ...args], { env: loginEnv(service, user) }).result();
 }
+
+/** Logs in through the dashboard's form (CSRF cookie and token, Origin) and returns the login cookie. */
+export async function dashboardLogin(service: string, user: SeedUser): Promise<string> {
+  const page = await fetch(`${service}/login`);
+  const csrfCookie = (page.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+  const answer = await fetch(`${service}/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: service, cookie: csrfCookie },
+    body: new URLSearchParams({ _csrf: token, username: user.username, password: user.password }),
+  });
+  return (
+    answer.headers
+      .getSetCookie()
+      .find((cookie) => cookie.startsWith('kyc_sandbox='))
+      ?.split(';')[0] ?? ''
+  );
+}
