@@ -9,6 +9,7 @@ import {
   DeliveryEngineError,
   type DeliveryEngineOptions,
   REDACTED,
+  type SelectTransport,
   sqliteDeliveryStore,
   type Transport,
 } from '../src/index.js';
@@ -182,7 +183,7 @@ describe('selectTransport', () => {
     expect(() =>
       createDeliveryEngine({
         store: sqliteDeliveryStore({ path: ':memory:' }),
-        selectTransport: 'tunnel' as unknown as DeliveryEngineOptions['selectTransport'],
+        selectTransport: 'tunnel' as unknown as SelectTransport,
       }),
     ).toThrow(DeliveryEngineError);
   });

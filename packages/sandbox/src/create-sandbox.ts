@@ -140,6 +140,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     timeScale,
     markForwarded: (eventId, attempt, listener) =>
       store.forwards.mark(eventId, attempt, listener.companyId, listener, Date.now()),
+    listened: (companyId) => store.markListened(companyId, Date.now()),
     changed: (companyId) => portal?.notify(companyId),
   });
   const engineOptions: DeliveryEngineOptions = {
@@ -205,8 +206,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const engine = createDeliveryEngine(engineOptions);
   let publicUrl = options.publicUrl ?? 'http://127.0.0.1';
   const relay = createOutboxRelay(store, engine, () => Date.now(), options.logger);
-  const listening = (companyId: number) => hub.expects(companyId);
-  const service = new SandboxService(store, engine, clock, relay, () => publicUrl, allowPrivateNetworks, listening);
+  const service = new SandboxService(store, engine, clock, relay, () => publicUrl, allowPrivateNetworks);
   portal = new PortalService(
     store,
     engine,

@@ -14,7 +14,6 @@ import { resolveOutcome } from './domain/outcome.js';
 import type { SessionRecord } from './domain/session-record.js';
 import { buildWebhookBody, sessionDetails } from './domain/webhook-body.js';
 import type { OutboxRelay } from './engine/outbox-relay.js';
-import { LISTENER_URL } from './listen/listener-url.js';
 import type { CompanyRecord, OutboxRow, SandboxStore } from './store/sandbox-store.js';
 
 /** The company's webhook settings as the API and dashboard show them: never the key itself. */
@@ -45,8 +44,6 @@ export class SandboxService {
     private readonly relay: OutboxRelay,
     private readonly baseUrl: () => string,
     private readonly allowPrivateNetworks: readonly string[] | undefined,
-    /** Whether events of the company without a saved URL go to its `kyc-sandbox listen` (see ListenerHub.expects). */
-    readonly listening: (companyId: number) => boolean = () => false,
   ) {}
 
   now(): number {
@@ -73,7 +70,6 @@ export class SandboxService {
       this.now(),
       (session, endedAt) => JSON.stringify(buildWebhookBody(session, endedAt, this.baseUrl())),
       active === undefined ? undefined : formatTraceparent(active),
-      this.listening(companyId) ? LISTENER_URL : undefined,
     );
     // The outbox row is committed, so the answer need not wait for the relay (whose enqueue may
     // resolve a DNS name); the relay hands the event to the engine now, or on its next pass.

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { WEBHOOK_RETRY_DELAYS_MS } from '@kyc/contracts';
 import type { AttemptTarget, SelectTransport, Transport } from '@kyc/delivery-engine';
 import type { WebSocket } from 'ws';
 import { type ListenerInfo, ListenerSession } from './listener-session.js';
@@ -13,6 +12,8 @@ export interface ListenerHubOptions {
   readonly timeScale: number;
   /** Records, durably, that an attempt went through a listener (the portal marks it). */
   readonly markForwarded: (eventId: string, attempt: number, listener: ListenerInfo) => void;
+  /** A listener of the company connected (remembered: its events then go to the listener when no URL is saved). */
+  readonly listened: (companyId: number) => void;
   /** A company's forwarding state changed (a listener came or went): live pages refresh. */
   readonly changed: (companyId: number) => void;
 }
@@ -25,7 +26,7 @@ const OFFLINE: Transport = {
     outcome: 'connect_error',
     latencyMs: 0,
     errorMessage:
-      'no kyc-sandbox listen is connected for this company, and deliveries made while one was go nowhere else: start it again (kyc-sandbox listen --forward-to <your local URL>) and the retry goes to it, or save a webhook URL in Settings',
+      'no kyc-sandbox listen is connected for this company, and this delivery was made for one (no webhook URL is saved): start kyc-sandbox listen --forward-to <your local URL> and a retry goes to it, or save a webhook URL in Settings and Redeliver',
   }),
   close: async () => undefined,
 };
@@ -42,8 +43,6 @@ export class ListenerHub {
   readonly #open = new Set<ListenerSession>();
   /** Attempts handed to a listener and not yet recorded: who to tell what the engine made of them. */
   readonly #awaitingRecord = new Map<string, ListenerSession>();
-  /** When each company's last listener went away (wall ms). */
-  readonly #lastSeen = new Map<string, number>();
   #closing = false;
 
   constructor(private readonly options: ListenerHubOptions) {}
@@ -74,12 +73,12 @@ export class ListenerHub {
         this.#open.delete(closed);
         if (this.#byCompany.get(key) === closed) {
           this.#byCompany.delete(key);
-          this.#lastSeen.set(key, Date.now());
           this.options.changed(info.companyId);
         }
       },
     );
     this.#open.add(session);
+    this.options.listened(info.companyId);
     const older = this.#byCompany.get(key);
     this.#byCompany.set(key, session);
     older?.replace(info);
@@ -100,19 +99,6 @@ export class ListenerHub {
   current(companyId: number): ListenerInfo | undefined {
     const session = this.#byCompany.get(String(companyId));
     return session?.accepting ? session.info : undefined;
-  }
-
-  /**
-   * Whether new events of a company without a saved URL should be made for its listener: one is
-   * connected, or one left less than a retry window ago (the protocol's 21 minutes, on the
-   * sandbox's schedule). An event finished in such a gap (a restart, a laptop waking up) is
-   * then retried until the listener is back, instead of never being sent.
-   */
-  expects(companyId: number): boolean {
-    if (this.current(companyId) !== undefined) return true;
-    const left = this.#lastSeen.get(String(companyId));
-    const window = WEBHOOK_RETRY_DELAYS_MS.reduce((a, b) => a + b, 0) / this.options.timeScale;
-    return left !== undefined && Date.now() - left < window;
   }
 
   /** The engine's `selectTransport`. */

@@ -1,7 +1,7 @@
 import { WEBHOOK_RESPONSE_DEADLINE_MS } from '@kyc/contracts';
 import { type DeliveryEngine, DeliveryEngineError, type DeliveryRecord, type ScaledClock } from '@kyc/delivery-engine';
 import type { ListenerInfo } from '../listen/listener-session.js';
-import { isListenerUrl, LISTENER_URL } from '../listen/listener-url.js';
+import { deliveryUrlOf, isListenerUrl } from '../listen/listener-url.js';
 import type { SandboxStore } from '../store/sandbox-store.js';
 import { type DeliveryFilterView, encodeCursor, PAGE_SIZE } from './delivery-query.js';
 import { endpointHealth } from './endpoint-health.js';
@@ -265,8 +265,8 @@ export class PortalService {
    */
   async sendTestEvent(actor: Actor, shape: 'v1' | 'status' | 'both', key: string) {
     const company = this.store.getCompany(actor.companyId);
-    // With no URL saved, a connected kyc-sandbox listen receives it (as any other event).
-    const url = company?.webhookUrl ?? (this.listenerOf(actor.companyId) ? LISTENER_URL : undefined);
+    // With no URL saved, the company's kyc-sandbox listen receives it (as any other event).
+    const url = company === undefined ? undefined : deliveryUrlOf(company);
     if (company === undefined || url === undefined) {
       throw new PortalActionError(
         'no_webhook_url',

@@ -5,6 +5,7 @@ import { STATE } from '../domain/enum-values.js';
 import type { SessionOutcome } from '../domain/outcome.js';
 import type { SessionRecord } from '../domain/session-record.js';
 import { ForwardLog } from '../listen/forward-log.js';
+import { deliveryUrlOf } from '../listen/listener-url.js';
 import { authKeyHint, PortalStore } from '../portal/portal-store.js';
 import { SandboxError } from '../sandbox-error.js';
 import { SCHEMA_SQL } from './schema.js';
@@ -15,6 +16,8 @@ export interface CompanyRecord {
   readonly name: string;
   readonly webhookUrl: string | undefined;
   readonly authKey: string | undefined;
+  /** When a `kyc-sandbox listen` of the company last connected: its events then go to the listener when no URL is saved. */
+  readonly listenedAt: number | undefined;
 }
 
 /** An operator-issued user. */
@@ -93,6 +96,11 @@ export class SandboxStore {
       if (!columns.some((column) => column.name === 'trace_parent')) {
         this.#db.exec('ALTER TABLE outbox ADD COLUMN trace_parent TEXT');
       }
+      // Files made before kyc-sandbox listen.
+      const companyColumns = this.#db.prepare('PRAGMA table_info(companies)').all() as Row[];
+      if (!companyColumns.some((column) => column.name === 'listened_at')) {
+        this.#db.exec('ALTER TABLE companies ADD COLUMN listened_at INTEGER');
+      }
     } catch (error) {
       throw new SandboxError('data_dir', `cannot open the sandbox database ${path}: ${(error as Error).message}`, {
         cause: error,
@@ -142,7 +150,18 @@ export class SandboxStore {
   getCompany(id: number): CompanyRecord | undefined {
     const row = this.#db.prepare('SELECT * FROM companies WHERE id = ?').get(id) as Row | undefined;
     if (!row) return undefined;
-    return { id, name: String(row.name), webhookUrl: str(row.webhook_url), authKey: str(row.auth_key) };
+    return {
+      id,
+      name: String(row.name),
+      webhookUrl: str(row.webhook_url),
+      authKey: str(row.auth_key),
+      listenedAt: num(row.listened_at),
+    };
+  }
+
+  /** A `kyc-sandbox listen` of the company connected. */
+  markListened(companyId: number, now: number): void {
+    this.#db.prepare('UPDATE companies SET listened_at = ? WHERE id = ?').run(now, companyId);
   }
 
   /** `authKey: undefined` keeps the stored key; `null` removes it. */
@@ -190,8 +209,7 @@ export class SandboxStore {
   /**
    * Marks a session finished and writes its webhook to the outbox in one transaction (the
    * outbox pattern): either both happen or neither. Finishing a finished session changes
-   * nothing and reports `finished: false`. `fallbackUrl` is used when the company has no
-   * webhook URL saved (a connected `kyc-sandbox listen`).
+   * nothing and reports `finished: false`. The event goes where {@link deliveryUrlOf} says.
    */
   finishSession(
     companyId: number,
@@ -199,7 +217,6 @@ export class SandboxStore {
     now: number,
     buildBody: (session: SessionRecord, endedAt: number) => string,
     traceParent?: string,
-    fallbackUrl?: string,
   ): { session: SessionRecord; finished: boolean } | undefined {
     return this.#db
       .transaction(() => {
@@ -209,7 +226,7 @@ export class SandboxStore {
         const endedAt = Math.max(now, session.startedAt);
         const body = buildBody(session, endedAt);
         const company = this.getCompany(companyId);
-        const url = company?.webhookUrl ?? fallbackUrl;
+        const url = company === undefined ? undefined : deliveryUrlOf(company);
         this.#db
           .prepare('UPDATE sessions SET state = ?, ended_at = ? WHERE id = ?')
           .run(STATE.FINISHED, endedAt, session.id);
