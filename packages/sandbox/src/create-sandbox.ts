@@ -21,7 +21,7 @@ import { createOutboxRelay } from './engine/outbox-relay.js';
 import { listenUpgrade } from './listen/listen-upgrade.js';
 import { ListenerHub } from './listen/listener-hub.js';
 import type { ListenerInfo } from './listen/listener-session.js';
-import { LISTENER_HOST } from './listen/listener-url.js';
+import { isListenerHost } from './listen/listener-url.js';
 import { PortalService } from './portal/portal-service.js';
 import { SandboxError } from './sandbox-error.js';
 import type { SandboxOptions } from './sandbox-options.js';
@@ -70,10 +70,10 @@ const RELAY_INTERVAL_MS = 5000;
 /** The longest lease the engine accepts (one hour). */
 const MAX_LEASE_MS = 3_600_000;
 
-/** The system resolver, except that the listener's placeholder host fails at once (it never resolves). */
+/** The system resolver, except that the listeners' placeholder hosts fail at once (they never resolve). */
 const sandboxResolver: Resolver = {
   resolve: (hostname, signal) =>
-    hostname === LISTENER_HOST
+    isListenerHost(hostname)
       ? Promise.reject(Object.assign(new Error(`${hostname} is not a real host`), { code: 'ENOTFOUND' }))
       : systemResolver.resolve(hostname, signal),
 };

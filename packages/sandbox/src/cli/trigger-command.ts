@@ -109,7 +109,7 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
   }
   let where: string;
   if (forwarding !== null) where = `kyc-sandbox listen on ${forwarding.host} → ${forwarding.forwardTo}`;
-  else if (isListenerUrl(delivery.url ?? undefined)) {
+  else if (isListenerUrl(delivery.url)) {
     where = 'kyc-sandbox listen, none connected right now: it is retried on the schedule and reaches the next one';
   } else where = `${delivery.url} (no kyc-sandbox listen is connected)`;
   io.out(`          webhook ${delivery.eventId} → ${where}\n`);
