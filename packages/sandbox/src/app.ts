@@ -7,6 +7,7 @@ import { requestId } from 'hono/request-id';
 import { secureHeaders } from 'hono/secure-headers';
 import { apiError } from './api/api-error.js';
 import { basicAuth } from './api/basic-auth.js';
+import { cliTokenRoutes } from './api/cli-token-routes.js';
 import type { LoginThrottle } from './api/login-throttle.js';
 import { portalRoutes } from './api/portal-routes.js';
 import { sandboxRoutes } from './api/sandbox-routes.js';
@@ -84,15 +85,17 @@ export function createApp(
   );
 
   const throttle = options.throttle;
-  const auth = basicAuth(service, throttle);
-  app.use('/api/*', auth);
-  app.use('/sandbox/*', auth);
+  // The service API takes the operator-issued password only (spec §5); the sandbox's own API
+  // also takes the token `kyc-sandbox login` made.
+  app.use('/api/*', basicAuth(service, throttle));
+  app.use('/sandbox/*', basicAuth(service, throttle, { acceptCliTokens: true }));
   // Browsers may replay cached Basic credentials: refuse cross-site form posts (Origin check).
   app.use('/sandbox/portal/*', csrf());
   app.route('/', referenceRoutes());
   app.route('/', serviceRoutes(service));
   app.route('/', sandboxRoutes(service));
   app.route('/', portalRoutes(portal));
+  app.route('/', cliTokenRoutes(service));
 
   // Origin / Sec-Fetch-Site check first, then the login's synchronizer token in requireLogin.
   app.use('/login', csrf());

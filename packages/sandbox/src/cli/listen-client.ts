@@ -16,7 +16,7 @@ import {
 import type { CliIo } from './cli-io.js';
 import { clockTime, formatDelivery, formatRecorded } from './listen-output.js';
 import { postLocal } from './post-local.js';
-import { basicAuthorization, type ServiceLogin, serviceEndpoint } from './service-login.js';
+import { type ServiceLogin, serviceEndpoint } from './service-login.js';
 
 /** How one connection ended. */
 export type ConnectionEnd =
@@ -73,7 +73,7 @@ export function connectOnce(
     const reported = new Map<string, number | undefined>();
     const socket = new WebSocket(listenUrl(login.service), LISTEN_PROTOCOL, {
       headers: {
-        authorization: basicAuthorization(login),
+        authorization: login.authorization,
         [LISTEN_HEADERS.host]: hostname(),
         [LISTEN_HEADERS.forwardTo]: target.href,
       },

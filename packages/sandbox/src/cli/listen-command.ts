@@ -94,10 +94,7 @@ export async function listenCommand(args: string[], io: CliIo): Promise<number> 
         return 0;
       }
       if (end.kind === 'refused') {
-        const advice =
-          end.status === 401
-            ? ` Check --user and the password (${login.username} must be a user of this sandbox's dashboard).`
-            : '';
+        const advice = end.status === 401 ? ` ${login.retry}` : '';
         throw new CliError(
           `${login.service.origin} refused the listener (HTTP ${end.status}): ${end.message}${advice}`,
         );

@@ -1,11 +1,4 @@
-import {
-  API_BASE_PATH,
-  HEADERS,
-  JSON_CONTENT_TYPE,
-  SESSION_FINISH_PATH,
-  VERIFICATION_STATUSES,
-  type VerificationStatus,
-} from '@kyc/contracts';
+import { VERIFICATION_STATUSES, type VerificationStatus } from '@kyc/contracts';
 import { PORTAL_API } from '../api/portal-routes.js';
 import { SANDBOX_API } from '../api/sandbox-routes.js';
 import { PAYLOAD_SHAPES, type PayloadShape } from '../domain/enum-values.js';
@@ -14,7 +7,8 @@ import { CliError } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
 import { clockTime } from './listen-output.js';
 import { parse } from './parse-flags.js';
-import { basicAuthorization, type ServiceLogin, serviceEndpoint, serviceLogin } from './service-login.js';
+import { serviceCall } from './service-call.js';
+import { serviceLogin } from './service-login.js';
 
 const SHAPE_NAMES: Readonly<Record<PayloadShape, string>> = {
   v1: 'the v1 body',
@@ -22,40 +16,6 @@ const SHAPE_NAMES: Readonly<Record<PayloadShape, string>> = {
   both: 'one body with both groups',
 };
 const USAGE = `usage: kyc-sandbox trigger ${VERIFICATION_STATUSES.map((s) => s.toLowerCase()).join('|')} [--shape ${PAYLOAD_SHAPES.join('|')}] [--user <name>]`;
-
-/** One JSON call to the sandbox; a refusal becomes a one-line error with the service's message. */
-async function call(login: ServiceLogin, method: string, path: string, body?: unknown): Promise<unknown> {
-  let response: Response;
-  try {
-    response = await fetch(serviceEndpoint(login.service, path), {
-      method,
-      headers: {
-        [HEADERS.authorization]: basicAuthorization(login),
-        ...(body === undefined ? {} : { [HEADERS.contentType]: JSON_CONTENT_TYPE }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      redirect: 'manual',
-    });
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-    throw new CliError(
-      `cannot reach the sandbox at ${login.service.origin} (${cause}): is it running? Pass --service <url> or set KYC_SANDBOX_URL`,
-    );
-  }
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  if (!response.ok) {
-    const message = (json as { error?: { message?: string } } | undefined)?.error?.message ?? text.slice(0, 200);
-    const advice = response.status === 401 ? ` Check --user and the password of ${login.username}.` : '';
-    throw new CliError(`${method} ${path} was refused (HTTP ${response.status}): ${message}${advice}`);
-  }
-  return json;
-}
 
 interface Delivery {
   eventId: string;
@@ -72,7 +32,8 @@ interface Forwarding {
 
 /**
  * `kyc-sandbox trigger approved|rejected|pending|error [--shape v1|status|both]`: creates a
- * session with that result for the logged-in company and finishes it through the service API,
+ * session with that result for the logged-in company and finishes it (the dashboard's Finish:
+ * the same outbox and engine as the service API's finish),
  * so its webhook flows at once, to the company's `kyc-sandbox listen` if one is connected,
  * otherwise to its saved URL. Prints where it went; `listen` prints how it was answered.
  */
@@ -90,13 +51,13 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
     throw new CliError(`--shape must be one of ${PAYLOAD_SHAPES.join(', ')} (got "${values.shape}")`, 2);
   }
   const login = await serviceLogin(values, io);
-  const session = (await call(login, 'POST', SANDBOX_API.sessions, { status, shape })) as { id: string };
-  await call(login, 'POST', `${API_BASE_PATH}${SESSION_FINISH_PATH}`, { sessionId: session.id });
-  const { forwarding } = (await call(login, 'GET', PORTAL_API.forwarding)) as { forwarding: Forwarding | null };
+  const session = (await serviceCall(login, 'POST', SANDBOX_API.sessions, { status, shape })) as { id: string };
+  await serviceCall(login, 'POST', `${SANDBOX_API.sessions}/${session.id}/finish`);
+  const { forwarding } = (await serviceCall(login, 'GET', PORTAL_API.forwarding)) as { forwarding: Forwarding | null };
   // The finish answered once the event was in the outbox; its hand-over to the engine follows at once.
   let delivery: Delivery | undefined;
   for (let i = 0; i < 40; i++) {
-    delivery = (await call(login, 'GET', `${SANDBOX_API.sessions}/${session.id}/delivery`)) as Delivery;
+    delivery = (await serviceCall(login, 'GET', `${SANDBOX_API.sessions}/${session.id}/delivery`)) as Delivery;
     if (delivery.note !== 'waiting for the outbox relay') break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -2,10 +2,11 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { HEADERS, JSON_CONTENT_TYPE } from '@kyc/contracts';
 import { WebSocketServer } from 'ws';
-import { authenticate, parseBasic } from '../api/basic-auth.js';
+import { authenticate, parseBasic, parseCliToken } from '../api/basic-auth.js';
 import type { LoginThrottle } from '../api/login-throttle.js';
 import { ERROR_CODE } from '../domain/enum-values.js';
 import type { SandboxService } from '../sandbox-service.js';
+import type { UserRecord } from '../store/sandbox-store.js';
 import type { ListenerHub } from './listener-hub.js';
 import { LISTEN_HEADERS, LISTEN_PATH, LISTEN_PROTOCOL, MAX_MESSAGE_BYTES } from './protocol.js';
 
@@ -32,8 +33,8 @@ function described(request: IncomingMessage, name: string, fallback: string): st
 
 /**
  * Handles the HTTP upgrade of `kyc-sandbox listen` on the sandbox's server: the same HTTP
- * Basic credentials and failed-login throttle as the API, then a WebSocket registered with the
- * hub for the user's company. Anything else asking to upgrade is refused.
+ * Basic credentials and failed-login throttle as the API (or a `kyc-sandbox login` token), then
+ * a WebSocket registered with the hub for the user's company. Anything else asking to upgrade is refused.
  */
 export function listenUpgrade(service: SandboxService, throttle: LoginThrottle, hub: ListenerHub) {
   const server = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
@@ -51,11 +52,25 @@ export function listenUpgrade(service: SandboxService, throttle: LoginThrottle, 
         `This sandbox speaks ${LISTEN_PROTOCOL}: use a kyc-sandbox CLI of the same version as the sandbox.`,
       );
     }
-    const credentials = parseBasic(request.headers[HEADERS.authorization]);
     const unauthorized = () =>
       refuse(socket, 401, ERROR_CODE.UNAUTHORIZED, 'Send HTTP Basic credentials of a user issued by the operator.', {
         [HEADERS.wwwAuthenticate]: 'Basic realm="KYC sandbox", charset="UTF-8"',
       });
+    const token = parseCliToken(request.headers[HEADERS.authorization]);
+    if (token !== undefined) {
+      const userId = service.store.cliTokens.userOf(token);
+      const user = userId === undefined ? undefined : service.store.getUser(userId);
+      if (!user) {
+        return refuse(
+          socket,
+          401,
+          ERROR_CODE.UNAUTHORIZED,
+          'This kyc-sandbox login is unknown or was revoked; run kyc-sandbox login again.',
+        );
+      }
+      return attach(request, socket, head, user);
+    }
+    const credentials = parseBasic(request.headers[HEADERS.authorization]);
     if (!credentials) return unauthorized();
     const wait = throttle.retryAfterSeconds(credentials.username);
     if (wait !== undefined) {
@@ -69,8 +84,15 @@ export function listenUpgrade(service: SandboxService, throttle: LoginThrottle, 
       return unauthorized();
     }
     throttle.succeed(credentials.username);
+    return attach(request, socket, head, user);
+  };
+
+  function attach(request: IncomingMessage, socket: Duplex, head: Buffer, user: UserRecord): void {
     const company = service.store.getCompany(user.companyId);
-    if (!company || socket.destroyed) return unauthorized();
+    if (!company || socket.destroyed) {
+      refuse(socket, 401, ERROR_CODE.UNAUTHORIZED, 'This user has no company.');
+      return;
+    }
     server.handleUpgrade(request, socket, head, (ws) => {
       hub.attach(ws, {
         companyId: company.id,
@@ -81,5 +103,5 @@ export function listenUpgrade(service: SandboxService, throttle: LoginThrottle, 
         forwardTo: described(request, LISTEN_HEADERS.forwardTo, 'unknown'),
       });
     });
-  };
+  }
 }

@@ -8,6 +8,7 @@ import { ForwardLog } from '../listen/forward-log.js';
 import { deliveryUrlOf } from '../listen/listener-url.js';
 import { authKeyHint, PortalStore } from '../portal/portal-store.js';
 import { SandboxError } from '../sandbox-error.js';
+import { CliTokens } from './cli-tokens.js';
 import { SCHEMA_SQL } from './schema.js';
 
 /** A company and its webhook settings. `authKey` never leaves the server except to the engine. */
@@ -82,6 +83,8 @@ export class SandboxStore {
   readonly portal: PortalStore;
   /** Which attempts went through `kyc-sandbox listen`. */
   readonly forwards: ForwardLog;
+  /** The API keys of `kyc-sandbox login`. */
+  readonly cliTokens: CliTokens;
 
   constructor(path: string) {
     try {
@@ -91,6 +94,7 @@ export class SandboxStore {
       this.#db.exec(SCHEMA_SQL);
       this.portal = new PortalStore(this.#db);
       this.forwards = new ForwardLog(this.#db);
+      this.cliTokens = new CliTokens(this.#db);
       // Files made before the outbox kept the finishing request's trace context.
       const columns = this.#db.prepare('PRAGMA table_info(outbox)').all() as Row[];
       if (!columns.some((column) => column.name === 'trace_parent')) {
