@@ -21,6 +21,7 @@ export type { WebhookEvent } from './engine/prepare-event.js';
 export { type DeliveryOutcome, WORKER_LOST_OUTCOME } from './engine/run-attempt.js';
 export { type ScaledClock, type ScaledClockOptions, scaledClock } from './engine/scaled-clock.js';
 export { planNextAttempt, type ScheduleOptions } from './engine/schedule.js';
+export type { AttemptTarget, SelectTransport } from './engine/select-transport.js';
 export { standardWebhooksSignature } from './engine/signing.js';
 export {
   type SqliteDeliveryStoreOptions,

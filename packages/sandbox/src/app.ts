@@ -7,7 +7,8 @@ import { requestId } from 'hono/request-id';
 import { secureHeaders } from 'hono/secure-headers';
 import { apiError } from './api/api-error.js';
 import { basicAuth } from './api/basic-auth.js';
-import { LoginThrottle } from './api/login-throttle.js';
+import { cliTokenRoutes } from './api/cli-token-routes.js';
+import type { LoginThrottle } from './api/login-throttle.js';
 import { portalRoutes } from './api/portal-routes.js';
 import { sandboxRoutes } from './api/sandbox-routes.js';
 import { serviceRoutes } from './api/service-routes.js';
@@ -37,6 +38,8 @@ export function createApp(
   portal: PortalService,
   options: {
     secureCookies: boolean;
+    /** Shared with the listener's upgrade: one count of failed logins per username. */
+    throttle: LoginThrottle;
     logger: SandboxLogger | undefined;
     telemetry: SandboxTelemetry | undefined;
     readiness: () => Promise<Readiness>;
@@ -81,17 +84,18 @@ export function createApp(
     ),
   );
 
-  // One throttle for the API and the dashboard: both accept the same passwords.
-  const throttle = new LoginThrottle();
-  const auth = basicAuth(service, throttle);
-  app.use('/api/*', auth);
-  app.use('/sandbox/*', auth);
+  const throttle = options.throttle;
+  // The service API takes the operator-issued password only (spec §5); the sandbox's own API
+  // also takes the token `kyc-sandbox login` made.
+  app.use('/api/*', basicAuth(service, throttle));
+  app.use('/sandbox/*', basicAuth(service, throttle, { acceptCliTokens: true }));
   // Browsers may replay cached Basic credentials: refuse cross-site form posts (Origin check).
   app.use('/sandbox/portal/*', csrf());
   app.route('/', referenceRoutes());
   app.route('/', serviceRoutes(service));
   app.route('/', sandboxRoutes(service));
   app.route('/', portalRoutes(portal));
+  app.route('/', cliTokenRoutes(service));
 
   // Origin / Sec-Fetch-Site check first, then the login's synchronizer token in requireLogin.
   app.use('/login', csrf());

@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 import { CliError } from './cli/cli-error.js';
 import { checkEndpointCommand, startCommand, userCommand } from './cli/commands.js';
+import { listenCommand } from './cli/listen-command.js';
+import { loginCommand, logoutCommand } from './cli/login-command.js';
+import { triggerCommand } from './cli/trigger-command.js';
 import { USAGE } from './cli/usage.js';
 import { SandboxError } from './sandbox-error.js';
 
@@ -17,6 +20,14 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'check-endpoint':
       return checkEndpointCommand(args, io);
+    case 'login':
+      return loginCommand(args, io);
+    case 'logout':
+      return logoutCommand(args, io);
+    case 'listen':
+      return listenCommand(args, io);
+    case 'trigger':
+      return triggerCommand(args, io);
     case 'help':
     case '--help':
     case '-h':

@@ -1,18 +1,27 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
 import { WEBHOOK_RESPONSE_DEADLINE_MS } from '@kyc/contracts';
 import {
   createDeliveryEngine,
   DEFAULT_LEASE_MARGIN_MS,
   type DeliveryEngine,
   type DeliveryEngineOptions,
+  type Resolver,
   scaledClock,
   sqliteDeliveryStore,
+  systemResolver,
 } from '@kyc/delivery-engine';
 import type { Hono } from 'hono';
+import { LoginThrottle } from './api/login-throttle.js';
 import { createApp } from './app.js';
 import { LOOPBACK_NETWORKS } from './domain/loopback.js';
 import { createOutboxRelay } from './engine/outbox-relay.js';
+import { listenUpgrade } from './listen/listen-upgrade.js';
+import { ListenerHub } from './listen/listener-hub.js';
+import type { ListenerInfo } from './listen/listener-session.js';
+import { isListenerHost } from './listen/listener-url.js';
 import { PortalService } from './portal/portal-service.js';
 import { SandboxError } from './sandbox-error.js';
 import type { SandboxOptions } from './sandbox-options.js';
@@ -40,6 +49,14 @@ export interface Sandbox {
   setPublicUrl(url: string): void;
   /** What `/readyz` answers: stores reachable, migrations applied, delivery loop running. */
   readiness(): Promise<Readiness>;
+  /**
+   * Serves `kyc-sandbox listen`: give it the `upgrade` events of the HTTP server that serves
+   * `fetch` (`startSandbox` does). Authenticates like the API, then forwards the company's
+   * deliveries over the WebSocket while it is open.
+   */
+  readonly handleUpgrade: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
+  /** The company's connected `kyc-sandbox listen`, if any. */
+  listener(companyId: number): ListenerInfo | undefined;
   /** Starts webhook delivery and relays any events left in the outbox. */
   start(): Promise<void>;
   /** Stops the engine (attempts in flight finish) and closes the databases. */
@@ -52,6 +69,14 @@ const MAX_TIME_SCALE = 600;
 const RELAY_INTERVAL_MS = 5000;
 /** The longest lease the engine accepts (one hour). */
 const MAX_LEASE_MS = 3_600_000;
+
+/** The system resolver, except that the listeners' placeholder hosts fail at once (they never resolve). */
+const sandboxResolver: Resolver = {
+  resolve: (hostname, signal) =>
+    isListenerHost(hostname)
+      ? Promise.reject(Object.assign(new Error(`${hostname} is not a real host`), { code: 'ENOTFOUND' }))
+      : systemResolver.resolve(hostname, signal),
+};
 
 function prepareDataDir(dataDir: string): void {
   if (dataDir === ':memory:') return;
@@ -108,9 +133,21 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   // 30 s deadline; above ~80× the deadline itself is shortened to fit (demo use only).
   const leaseMs = Math.min(MAX_LEASE_MS, (WEBHOOK_RESPONSE_DEADLINE_MS + DEFAULT_LEASE_MARGIN_MS) * timeScale);
   const deadlineMs = Math.max(1000, Math.min(WEBHOOK_RESPONSE_DEADLINE_MS, Math.floor(leaseMs / timeScale) - 5_000));
+  // Assigned right below; the engine only calls its hooks after start().
+  let portal: PortalService | undefined;
+  const hub = new ListenerHub({
+    deadlineMs: timeScale > 1 ? deadlineMs : WEBHOOK_RESPONSE_DEADLINE_MS,
+    timeScale,
+    markForwarded: (eventId, attempt, listener) =>
+      store.forwards.mark(eventId, attempt, listener.companyId, listener, Date.now()),
+    listened: (companyId) => store.markListened(companyId, Date.now()),
+    changed: (companyId) => portal?.notify(companyId),
+  });
   const engineOptions: DeliveryEngineOptions = {
     store: deliveryStore,
     clock,
+    resolver: sandboxResolver,
+    selectTransport: hub.selectTransport,
     ...(timeScale > 1 ? { leaseMs, deadlineMs, pollIntervalMs: 50 * timeScale } : {}),
     ...(allowPrivateNetworks ? { allowPrivateNetworks } : {}),
     ...(options.trustedCa?.length ? { tls: { ca: [...options.trustedCa] } } : {}),
@@ -130,6 +167,12 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         Date.now(),
       );
       if (companyId !== undefined) portal?.notify(companyId);
+      hub.recorded(
+        deliveryId,
+        attempt.attempt,
+        { outcome: attempt.outcome, status: attempt.status, state },
+        nextAttemptAt === undefined ? undefined : clock.toWall(nextAttemptAt),
+      );
       const status = attempt.status === undefined ? '' : ` ${attempt.status}`;
       // The origin only: a webhook URL's path or query may carry a customer's token.
       const origin = new URL(url).origin;
@@ -160,13 +203,20 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       telemetry: { tracerProvider: options.telemetry.tracerProvider, meterProvider: options.telemetry.meterProvider },
     }),
   };
-  // Assigned right below; the engine only calls onAttempt after start().
-  let portal: PortalService | undefined;
   const engine = createDeliveryEngine(engineOptions);
   let publicUrl = options.publicUrl ?? 'http://127.0.0.1';
   const relay = createOutboxRelay(store, engine, () => Date.now(), options.logger);
   const service = new SandboxService(store, engine, clock, relay, () => publicUrl, allowPrivateNetworks);
-  portal = new PortalService(store, engine, clock, () => publicUrl);
+  portal = new PortalService(
+    store,
+    engine,
+    clock,
+    () => publicUrl,
+    (companyId) => hub.current(companyId),
+  );
+  // One throttle for the API, the dashboard and the listener: all accept the same passwords.
+  const throttle = new LoginThrottle();
+  const upgrade = listenUpgrade(service, throttle, hub);
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
   let started = false;
@@ -180,6 +230,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     });
   const app = createApp(service, portal, {
     secureCookies: options.secureCookies ?? false,
+    throttle,
     logger: options.logger,
     telemetry: options.telemetry,
     readiness,
@@ -199,6 +250,17 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       return { username, company };
     },
     userCount: () => store.userCount(),
+    handleUpgrade: (request, socket, head) => {
+      if (closed) {
+        socket.destroy();
+        return;
+      }
+      void upgrade(request, socket, head).catch((error: unknown) => {
+        options.logger?.error?.(`listen: upgrade failed: ${(error as Error).message}`);
+        socket.destroy();
+      });
+    },
+    listener: (companyId) => hub.current(companyId),
     setPublicUrl(url) {
       publicUrl = url.replace(/\/+$/, '');
     },
@@ -218,6 +280,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       if (timer) clearInterval(timer);
       await relay.relay().catch(() => undefined);
       await engine.stop({ graceMs: 5000 });
+      // After the engine: forwarded attempts in flight could still report through their listener.
+      await hub.close();
       await deliveryStore.close();
       store.close();
     },

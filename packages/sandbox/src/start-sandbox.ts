@@ -50,14 +50,18 @@ export async function startSandbox(options: StartSandboxOptions): Promise<Runnin
     throw error;
   }
   if (options.publicUrl === undefined) sandbox.setPublicUrl(server.url);
+  server.server.on('upgrade', sandbox.handleUpgrade);
   await sandbox.start();
   return {
     sandbox,
     url: server.url,
     certificate: tls?.cert,
     async close() {
-      await server.close();
+      // The listeners' WebSockets stay open until the engine has stopped (sandbox.close), so
+      // forwarded attempts in flight can still report; the server's close waits for them.
+      const closing = server.close();
       await sandbox.close();
+      await closing;
     },
   };
 }

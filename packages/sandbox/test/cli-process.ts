@@ -2,11 +2,14 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
-const tsx = fileURLToPath(new URL('../../../node_modules/.bin/tsx', import.meta.url));
 
-/** Spawns the CLI from source, as `kyc-sandbox <args>` would run. */
+/**
+ * Spawns the CLI from source, as `kyc-sandbox <args>` would run: one Node process with tsx's
+ * loader (not the `tsx` wrapper, which runs the CLI in a child of its own), so a signal sent
+ * to `child`, SIGKILL included, reaches the CLI itself.
+ */
 export function spawnCli(args: readonly string[], options: { stdin?: string; env?: Record<string, string> } = {}) {
-  const child = spawn(tsx, ['--conditions=@kyc/source', 'src/cli.ts', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@kyc/source', 'src/cli.ts', ...args], {
     cwd: packageDir,
     env: { ...process.env, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { diskFull } from './scenarios/disk-full.js';
 import { fuzz } from './scenarios/fuzz.js';
+import { listenerKills } from './scenarios/listener-kills.js';
 import { networkFaults } from './scenarios/network-faults.js';
 import { ownerLock } from './scenarios/owner-lock.js';
 import { postgresWorkers } from './scenarios/postgres-workers.js';
@@ -30,6 +31,7 @@ const SCENARIOS: readonly Scenario[] = [
   networkFaults,
   receiverStorms,
   storePartition,
+  listenerKills,
   fuzz,
   soak,
 ];

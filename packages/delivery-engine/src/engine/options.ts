@@ -4,6 +4,7 @@ import type { AttemptRecord, DeliveryState, DeliveryStore } from '../store/store
 import type { DeliveryEngineTelemetryOptions } from '../telemetry/engine-telemetry.js';
 import type { Resolver } from '../transport/types.js';
 import type { Clock } from './clock.js';
+import type { SelectTransport } from './select-transport.js';
 import { signingKey } from './signing.js';
 
 /** A structured log hook; the engine never writes to the console. Fields never hold a secret. */
@@ -57,6 +58,16 @@ export interface DeliveryEngineOptions<Transaction = never> {
   readonly jitter?: number;
   /** Opt-in Standard Webhooks signing for every event without its own `signingSecret`. */
   readonly signing?: { readonly secret: string };
+  /**
+   * Hands an attempt to another transport instead of the engine's own HTTPS connection, e.g.
+   * the sandbox's `kyc-sandbox listen` tunnel to a developer's laptop. Called before every
+   * attempt with the delivery's id, `companyId`, URL and attempt number; `undefined` sends to the
+   * URL as usual. The engine's rules hold for what the transport reports: one deadline
+   * (`deadlineMs`; no report by then is a `timeout`), only exactly 200 is delivered, the snippet
+   * is capped and cleared of the Auth Key, and the attempt is recorded and retried on the
+   * schedule like any other. The engine never closes a selected transport.
+   */
+  readonly selectTransport?: SelectTransport;
   /** After this many lost leases in a row a delivery's attempt is recorded as `worker_lost` (default 3). */
   readonly maxWorkerLosses?: number;
   /**
@@ -127,6 +138,9 @@ function checkShape<T>(options: DeliveryEngineOptions<T>): void {
     fail('`resolver` must have resolve(hostname, signal)');
   }
   if (onAttempt !== undefined && typeof onAttempt !== 'function') fail('`onAttempt` must be a function');
+  if (options.selectTransport !== undefined && typeof options.selectTransport !== 'function') {
+    fail('`selectTransport` must be a function (target) => Transport | undefined');
+  }
   if (logger !== undefined && (logger === null || typeof logger !== 'object')) {
     fail('`logger` must be an object with optional debug, warn and error methods');
   }

@@ -1,11 +1,12 @@
 import { DeliveryEngineError } from '../delivery-engine-error.js';
 import type { AttemptRecord, DeliveryClaim, DeliveryStore } from '../store/store.js';
 import type { EngineTelemetry } from '../telemetry/engine-telemetry.js';
-import type { AttemptOutcome, AttemptRequest, AttemptResult } from '../transport/types.js';
+import type { AttemptOutcome, AttemptResult } from '../transport/types.js';
 import type { Clock } from './clock.js';
 import { attemptHeaders, redactHeaders } from './headers.js';
 import type { AttemptEvent, DeliveryEngineLogger, ResolvedOptions } from './options.js';
 import { planNextAttempt } from './schedule.js';
+import type { TargetedSend } from './select-transport.js';
 
 /** The outcome recorded when a delivery's lease was lost `maxWorkerLosses` times in a row. */
 export const WORKER_LOST_OUTCOME = 'worker_lost';
@@ -15,8 +16,8 @@ export type DeliveryOutcome = AttemptOutcome | typeof WORKER_LOST_OUTCOME;
 
 type RecordedResult = Omit<AttemptResult, 'outcome'> & { readonly outcome: DeliveryOutcome };
 
-/** Sends one request; never throws (the transport maps every failure to an outcome). */
-export type SendFunction = (request: AttemptRequest, signal: AbortSignal) => Promise<AttemptResult>;
+/** Sends one request of one claimed delivery; never throws (the transport maps every failure to an outcome). */
+export type SendFunction = TargetedSend;
 
 export interface AttemptContext {
   readonly store: DeliveryStore<unknown>;
@@ -66,7 +67,7 @@ export async function runAttempt(ctx: AttemptContext, claim: DeliveryClaim, sent
     if (ctx.options.propagateTraceContext && span.traceParent !== undefined) {
       headers[TRACEPARENT_HEADER] = span.traceParent;
     }
-    result = await ctx.send({ url: claim.url, headers, body: claim.body }, ctx.abort);
+    result = await ctx.send({ url: claim.url, headers, body: claim.body }, ctx.abort, claim);
   }
   sent();
   // Aborted by stop() before the exchange ended: give the claim back unrecorded. An exchange

@@ -2,6 +2,7 @@ import { createTransport, type Transport } from '../transport/create-transport.j
 import type { TransportOptions } from '../transport/types.js';
 import type { DeliveryEngineOptions } from './options.js';
 import type { SendFunction } from './run-attempt.js';
+import { selectingSend } from './select-transport.js';
 
 /** The engine's handle on the transport: one send function and a close for stop(). */
 export interface Sender {
@@ -24,8 +25,13 @@ export function createSender<T>(options: DeliveryEngineOptions<T>, deadlineMs: n
     ...(options.proxy !== undefined && { proxy: options.proxy }),
   };
   let transport: Transport = createTransport(base);
+  const own: SendFunction = (request, signal) => transport.send(request, signal);
+  const { selectTransport, logger } = options;
   return {
-    send: (request, signal) => transport.send(request, signal),
+    send:
+      selectTransport === undefined
+        ? own
+        : selectingSend(own, selectTransport, deadlineMs, (message, fields) => logger?.warn?.(message, fields)),
     async close() {
       const old = transport;
       transport = createTransport(base);

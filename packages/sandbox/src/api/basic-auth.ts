@@ -3,6 +3,7 @@ import { HEADERS } from '@kyc/contracts';
 import type { MiddlewareHandler } from 'hono';
 import { ERROR_CODE } from '../domain/enum-values.js';
 import type { SandboxService } from '../sandbox-service.js';
+import { CLI_TOKEN_PATTERN } from '../store/cli-tokens.js';
 import { decoyHash, verifyPassword } from '../store/password.js';
 import type { CompanyRecord, UserRecord } from '../store/sandbox-store.js';
 import { apiError } from './api-error.js';
@@ -12,6 +13,14 @@ import type { LoginThrottle } from './login-throttle.js';
 export interface AuthVariables {
   user: UserRecord;
   company: CompanyRecord;
+  /** The `kyc-sandbox login` token the request came with, when it did not send a password. */
+  cliToken: string | undefined;
+}
+
+/** The CLI token of an `Authorization: Bearer kycs_…` header, if that is what it holds. */
+export function parseCliToken(header: string | undefined): string | undefined {
+  const match = /^Bearer (\S+)$/.exec(header?.trim() ?? '');
+  return match?.[1] !== undefined && CLI_TOKEN_PATTERN.test(match[1]) ? match[1] : undefined;
 }
 
 const CACHE_TTL_MS = 60 * 1000;
@@ -48,11 +57,33 @@ export async function authenticate(
 export function basicAuth(
   service: SandboxService,
   throttle: LoginThrottle,
+  options: { acceptCliTokens?: boolean } = {},
 ): MiddlewareHandler<{ Variables: AuthVariables }> {
   const pepper = randomBytes(32);
   const cache = new Map<string, { userId: number; expires: number }>();
   return async (c, next) => {
-    const credentials = parseBasic(c.req.header(HEADERS.authorization));
+    const header = c.req.header(HEADERS.authorization);
+    const cliToken = options.acceptCliTokens ? parseCliToken(header) : undefined;
+    if (cliToken !== undefined) {
+      // A token is 256 random bits: nothing to throttle, and no scrypt to spare.
+      const userId = service.store.cliTokens.userOf(cliToken);
+      const user = userId === undefined ? undefined : service.store.getUser(userId);
+      const company = user && service.store.getCompany(user.companyId);
+      if (!user || !company) {
+        return apiError(
+          c,
+          401,
+          ERROR_CODE.UNAUTHORIZED,
+          'This kyc-sandbox login is unknown or was revoked; run kyc-sandbox login again.',
+        );
+      }
+      c.set('user', user);
+      c.set('company', company);
+      c.set('cliToken', cliToken);
+      await next();
+      return;
+    }
+    const credentials = parseBasic(header);
     const unauthorized = () => {
       c.header(HEADERS.wwwAuthenticate, 'Basic realm="KYC sandbox", charset="UTF-8"');
       return apiError(c, 401, ERROR_CODE.UNAUTHORIZED, 'Send HTTP Basic credentials of a user issued by the operator.');
@@ -86,6 +117,7 @@ export function basicAuth(
     if (!company) return unauthorized();
     c.set('user', user);
     c.set('company', company);
+    c.set('cliToken', undefined);
     await next();
   };
 }

@@ -15,6 +15,7 @@ export const PORTAL_API = Object.freeze({
   replayFailed: '/sandbox/portal/replay-failed',
   testEvents: '/sandbox/portal/test-events',
   health: '/sandbox/portal/health',
+  forwarding: '/sandbox/portal/forwarding',
 });
 
 /** The header that makes a state-changing call idempotent: one value per click. */
@@ -128,6 +129,8 @@ export function portalRoutes(portal: PortalService): Hono<{ Variables: AuthVaria
   });
 
   app.get(PORTAL_API.health, (c) => c.json(portal.health(actorOf(c))));
+
+  app.get(PORTAL_API.forwarding, (c) => c.json({ forwarding: portal.forwarding(actorOf(c)) }));
 
   return app;
 }

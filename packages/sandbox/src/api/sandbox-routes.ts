@@ -37,6 +37,13 @@ export function sandboxRoutes(service: SandboxService): Hono<{ Variables: AuthVa
     return c.json(service.details(session), 201);
   });
 
+  // The dashboard's Finish (spec §1 (a)) as a call, for `kyc-sandbox trigger`: same outbox, same answer.
+  app.post(`${SANDBOX_API.sessions}/:id/finish`, async (c) => {
+    const result = await service.finishSession(c.get('company').id, c.req.param('id'));
+    if (!result) return apiError(c, 404, ERROR_CODE.SESSION_NOT_FOUND, 'No session with this id.');
+    return c.json(service.details(result.session), 200);
+  });
+
   app.get(SANDBOX_API.sessions, (c) =>
     c.json({ sessions: service.store.listSessions(c.get('company').id).map((s) => service.details(s)) }),
   );

@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { API_BASE_PATH } from '@kyc/contracts';
 import { checkEndpoint, formatCheckReport } from '../check/check-endpoint.js';
 import { createSandbox } from '../create-sandbox.js';
@@ -7,41 +5,13 @@ import { startSandbox } from '../start-sandbox.js';
 import { jsonLogger } from '../telemetry/json-logger.js';
 import { startTelemetry } from '../telemetry/start-telemetry.js';
 import { CliError } from './cli-error.js';
+import type { CliIo } from './cli-io.js';
+import { integerFlag, parse, readPem } from './parse-flags.js';
 import { readFirstLine, readHiddenLine } from './read-stdin.js';
 
-/** Where the CLI writes; injectable so commands are testable in-process too. */
-export interface CliIo {
-  out(text: string): void;
-  err(text: string): void;
-}
+export type { CliIo } from './cli-io.js';
 
 const DEFAULT_DATA_DIR = './kyc-sandbox-data';
-
-function parse<const T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
-  try {
-    return parseArgs({ args, options, strict: true as const, allowPositionals: true as const });
-  } catch (error) {
-    throw new CliError(`${(error as Error).message}. Run "kyc-sandbox help".`, 2);
-  }
-}
-
-function integerFlag(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  const parsed = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value) || parsed < min || parsed > max) {
-    throw new CliError(`--${name} must be a number from ${min} to ${max} (got "${value}")`, 2);
-  }
-  return parsed;
-}
-
-function readPem(flag: string, path: string | undefined): string[] {
-  if (path === undefined) return [];
-  try {
-    return [readFileSync(path, 'utf8')];
-  } catch (error) {
-    throw new CliError(`--${flag}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 2);
-  }
-}
 
 /** `kyc-sandbox start`: runs until SIGINT/SIGTERM, then shuts down gracefully. */
 export async function startCommand(args: string[], io: CliIo): Promise<void> {

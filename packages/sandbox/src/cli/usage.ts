@@ -25,5 +25,20 @@ Commands:
     --ca <file>                 Trust this CA certificate (PEM) for the endpoint
     --allow-loopback            Allow an endpoint on this machine (127.0.0.0/8, ::1)
 
+  login                         Log in to a sandbox once; listen and trigger then need no password
+    --service <url>             The sandbox (or set KYC_SANDBOX_URL; default http://127.0.0.1:8080)
+    --user <name>               A dashboard user of the sandbox (or set KYC_SANDBOX_USER); the password comes
+                                from KYC_SANDBOX_PASSWORD, a hidden prompt, or the first line of stdin.
+                                Saves a token (never the password) to ~/.config/kyc-sandbox/login.json
+  logout                        Revoke and forget the saved login
+
+  listen                        Forward your company's webhooks to a server on this machine (no public URL needed)
+    --forward-to <url>          Where to POST them: http://localhost:3000/webhooks/kyc (loopback only; http or https)
+    --user, --service           As for login, to act without the saved login
+
+  trigger <status>              Finish a sample session now, so its webhook flows: approved, rejected, pending, error
+    --shape <v1|status|both>    The payload shape (default both)
+    --user, --service           As for login, to act without the saved login
+
   help                          Show this text
 `;

@@ -1,6 +1,7 @@
 import { html } from 'hono/html';
 import { STATUS_FILTERS } from '../portal/delivery-query.js';
-import { type DeliveryListItem, type DeliveryPage, MAX_REPLAY } from '../portal/portal-service.js';
+import { type DeliveryListItem, type DeliveryPage, type Forwarding, MAX_REPLAY } from '../portal/portal-service.js';
+import { forwardingBanner } from './forwarding-banner.js';
 import { csrfField, type Html } from './layout.js';
 import { clickField, stateBadge, timeOf } from './page-parts.js';
 
@@ -28,10 +29,16 @@ function pageLink(page: DeliveryPage, direction: 'after' | 'before', cursor: str
 }
 
 /** The Deliveries page: filters in the URL, keyset pages, live rows, and Replay failed. */
-export function deliveriesPage(page: DeliveryPage, csrf: string, notice: string | undefined, liveUrl: string): Html {
+export function deliveriesPage(
+  page: DeliveryPage,
+  csrf: string,
+  notice: string | undefined,
+  liveUrl: string,
+  forwarding: Forwarding | null = null,
+): Html {
   const f = page.filter;
   const dayAgo = new Date(Date.now() - 86_400_000).toISOString().slice(0, 16);
-  return html`${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
+  return html`${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}${forwardingBanner(forwarding)}
 <section aria-labelledby="filters-heading"><h2 id="filters-heading">Filters</h2>
 <form method="get" action="/dashboard/deliveries" class="filters">
 <div><label for="f-status">Status</label><select id="f-status" name="status">${STATUS_FILTERS.map(

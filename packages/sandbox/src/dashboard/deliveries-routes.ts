@@ -69,7 +69,13 @@ export function deliveriesRoutes(portal: PortalService): Hono<{ Variables: Dashb
     if (c.req.query('fragment') === 'rows') return c.html(deliveryRows(page));
     const done = c.req.query('done');
     const notice = done ? describeAction(portal.actionResult(actor(c), done)) : undefined;
-    return c.html(layout('Deliveries', deliveriesPage(page, c.get('csrfToken'), notice, LIVE_PATH), nav(c)));
+    return c.html(
+      layout(
+        'Deliveries',
+        deliveriesPage(page, c.get('csrfToken'), notice, LIVE_PATH, portal.forwarding(actor(c))),
+        nav(c),
+      ),
+    );
   });
 
   app.get(LIVE_PATH, (c) =>

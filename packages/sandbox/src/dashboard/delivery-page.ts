@@ -1,6 +1,7 @@
 import { html } from 'hono/html';
 import { SPEC_HINTS } from '../check/diagnose-attempt.js';
 import type { AttemptDetail, DeliveryDetail } from '../portal/portal-service.js';
+import { forwardedMark } from './forwarding-banner.js';
 import { csrfField, type Html } from './layout.js';
 import { clickField, stateBadge, timeOf } from './page-parts.js';
 
@@ -35,7 +36,11 @@ ${
     : html`<p class="muted">Redeliver is possible once the delivery is delivered or failed.</p>`
 }</section>
 <section aria-labelledby="request-heading"><h2 id="request-heading">Request</h2>
-<p><code>${d.request.method} ${d.request.url ?? '(no URL)'}</code></p>
+<p><code>${d.request.method} ${d.request.url ?? '(no URL)'}</code>${
+    d.request.toListener
+      ? html` <span class="muted">(made while no webhook URL was saved: only a connected kyc-sandbox listen receives it)</span>`
+      : ''
+  }</p>
 <table><caption class="muted" style="text-align:left">Headers${d.attemptLog.length > 0 ? ' of the latest attempt' : ' to be sent'}</caption>
 <thead><tr><th scope="col">Header</th><th scope="col">Value</th></tr></thead><tbody>${d.request.headers.map(
     (h) => html`<tr><td><code>${h.name}</code></td><td><code>${h.value}</code></td></tr>`,
@@ -52,7 +57,7 @@ ${
 <th scope="col">Latency</th><th scope="col">Response</th><th scope="col">What to fix</th></tr></thead><tbody>${d.attemptLog.map(
         (
           a,
-        ) => html`<tr class="attempt"><td data-label="#">${a.attempt}</td><td data-label="Round">${a.round}</td><td data-label="Time">${timeOf(a.at)}</td><td data-label="Result">${attemptResult(a)}</td>
+        ) => html`<tr class="attempt"><td data-label="#">${a.attempt}</td><td data-label="Round">${a.round}</td><td data-label="Time">${timeOf(a.at)}</td><td data-label="Result">${attemptResult(a)}${forwardedMark(a)}</td>
 <td data-label="Latency">${a.latencyMs} ms</td><td data-label="Response">${a.responseSnippet ? html`<pre>${a.responseSnippet}</pre>` : ''}</td><td data-label="What to fix">${fixOf(a)}</td></tr>`,
       )}</tbody></table>`
 }

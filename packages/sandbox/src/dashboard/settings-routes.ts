@@ -7,6 +7,7 @@ import { PortalActionError, type PortalService } from '../portal/portal-service.
 import type { SandboxService, SettingsProblem } from '../sandbox-service.js';
 import type { CompanyRecord } from '../store/sandbox-store.js';
 import type { DashboardVariables } from './dashboard-auth.js';
+import { forwardingBanner } from './forwarding-banner.js';
 import { csrfField, type Html, layout } from './layout.js';
 import { testEventAnswer, testEventForm } from './test-event-form.js';
 
@@ -74,7 +75,8 @@ ${saved ? html`<p class="notice" role="status">Changes saved.</p>` : ''}
 <h3>Products · Traditional KYC</h3>
 <table><tr><th>Webhook URL</th><td id="current-webhook-url">${settings.webhookUrl ?? 'not set'}</td></tr>
 <tr><th>Auth Key</th><td id="current-auth-key">${settings.hasAuthKey ? 'set (hidden)' : 'not set'}</td></tr></table>
-<p><a href="/dashboard/settings/company/edit">Edit</a></p></section>
+<p><a href="/dashboard/settings/company/edit">Edit</a></p>
+${forwardingBanner(portal.forwarding({ companyId: company.id }))}</section>
 ${testEventForm(c.get('csrfToken'), testAnswer, shape)}`,
       nav(c),
     );

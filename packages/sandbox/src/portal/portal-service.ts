@@ -1,20 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import {
-  AUTH_SCHEME,
-  HEADERS,
-  JSON_CONTENT_TYPE,
-  WEBHOOK_RESPONSE_DEADLINE_MS,
-  WEBHOOK_USER_AGENT,
-} from '@kyc/contracts';
+import { WEBHOOK_RESPONSE_DEADLINE_MS } from '@kyc/contracts';
 import { type DeliveryEngine, DeliveryEngineError, type DeliveryRecord, type ScaledClock } from '@kyc/delivery-engine';
-import { diagnoseAttempt } from '../check/diagnose-attempt.js';
-import { STATE } from '../domain/enum-values.js';
-import { resolveOutcome } from '../domain/outcome.js';
-import { buildWebhookBody } from '../domain/webhook-body.js';
+import type { ListenerInfo } from '../listen/listener-session.js';
+import { deliveryUrlOf, isListenerUrl } from '../listen/listener-url.js';
 import type { SandboxStore } from '../store/sandbox-store.js';
 import { type DeliveryFilterView, encodeCursor, PAGE_SIZE } from './delivery-query.js';
 import { endpointHealth } from './endpoint-health.js';
-import { authKeyHint, type PortalAction, type PortalDeliveryRow, type PortalListQuery } from './portal-store.js';
+import type { PortalAction, PortalDeliveryRow, PortalListQuery } from './portal-store.js';
 import {
   type ActionResult,
   type Actor,
@@ -23,8 +14,12 @@ import {
   type DeliveryListItem,
   type DeliveryPage,
   type EndpointHealth,
+  type Forwarding,
+  forwardingView,
   PortalActionError,
 } from './portal-views.js';
+import { queueTestEvent } from './queue-test-event.js';
+import { attemptDetails, requestHeaders } from './request-view.js';
 
 export {
   type ActionResult,
@@ -34,10 +29,10 @@ export {
   type DeliveryListItem,
   type DeliveryPage,
   type EndpointHealth,
+  type Forwarding,
   PortalActionError,
 } from './portal-views.js';
 
-const MASK = '••••';
 /** The most failed deliveries one Replay failed click queues; the confirmation says so when there are more. */
 export const MAX_REPLAY = 10_000;
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
@@ -80,7 +75,15 @@ export class PortalService {
     private readonly engine: DeliveryEngine,
     private readonly clock: ScaledClock,
     private readonly baseUrl: () => string,
+    /** The company's connected `kyc-sandbox listen`, if any. */
+    private readonly listenerOf: (companyId: number) => ListenerInfo | undefined = () => undefined,
   ) {}
+
+  /** Whether the company's deliveries go to a `kyc-sandbox listen` right now, from where and since when. */
+  forwarding(actor: Pick<Actor, 'companyId'>): Forwarding | null {
+    const listener = this.listenerOf(actor.companyId);
+    return listener === undefined ? null : forwardingView(listener);
+  }
 
   notify(companyId: number | undefined): void {
     this.changes.dispatchEvent(new CustomEvent('change', { detail: companyId }));
@@ -150,40 +153,18 @@ export class PortalService {
     if (record) this.#sync(record);
     const fresh = this.store.portal.get(actor.companyId, eventId) ?? row;
     const body = record?.body ?? this.store.outboxByEvent(eventId, actor.companyId)?.body ?? '';
-    const latest = record?.attemptLog[record.attemptLog.length - 1];
-    const sent = latest?.requestHeaders ?? {
-      [HEADERS.contentType]: JSON_CONTENT_TYPE,
-      [HEADERS.userAgent]: WEBHOOK_USER_AGENT,
-      [HEADERS.webhookId]: eventId,
-      ...(row.authKeyHint === undefined ? {} : { [HEADERS.authorization]: '' }),
-    };
-    // The engine stores the header already redacted; the portal shows the key's last four only.
-    const headers = Object.entries(sent).map(([name, value]) =>
-      name.toLowerCase() === HEADERS.authorization
-        ? { name, value: `${AUTH_SCHEME} ${MASK}${row.authKeyHint ?? ''}` }
-        : { name, value },
-    );
+    const forwards = this.store.forwards.forEvent(actor.companyId, eventId);
     return {
       ...listItem(fresh),
       request: {
         method: 'POST',
         url: row.url ?? null,
-        headers,
+        toListener: isListenerUrl(row.url),
+        headers: requestHeaders(row, record?.attemptLog.at(-1)),
         body: prettyBody(body),
         bodyBytes: Buffer.byteLength(body),
       },
-      attemptLog: (record?.attemptLog ?? []).map((a) => ({
-        attempt: a.attempt,
-        round: a.round,
-        at: new Date(this.clock.toWall(a.startedAt)).toISOString(),
-        outcome: a.outcome,
-        status: a.status ?? null,
-        latencyMs: Math.round(a.latencyMs),
-        dialedAddress: a.dialedAddress ?? null,
-        responseSnippet: a.responseSnippet ?? null,
-        error: a.errorMessage ?? null,
-        diagnosis: diagnoseAttempt({ outcome: a.outcome, status: a.status }) ?? null,
-      })),
+      attemptLog: attemptDetails(record, this.clock, forwards),
       redeliveries: (record?.redeliveries ?? []).map((r) => ({
         round: r.round,
         requestedAt: new Date(this.clock.toWall(r.requestedAt)).toISOString(),
@@ -284,47 +265,22 @@ export class PortalService {
    */
   async sendTestEvent(actor: Actor, shape: 'v1' | 'status' | 'both', key: string) {
     const company = this.store.getCompany(actor.companyId);
-    if (!company?.webhookUrl) {
-      throw new PortalActionError('no_webhook_url', 'Save a webhook URL in Settings before sending a test event.');
+    // With no URL saved, the company's kyc-sandbox listen receives it (as any other event).
+    const url = company === undefined ? undefined : deliveryUrlOf(company);
+    if (company === undefined || url === undefined) {
+      throw new PortalActionError(
+        'no_webhook_url',
+        'Save a webhook URL in Settings (or run kyc-sandbox listen) before sending a test event.',
+      );
     }
-    const url = company.webhookUrl;
     return this.#once(actor, key, 'test_event', undefined, async () => {
-      const suffix = randomBytes(8).toString('hex');
-      const now = Date.now();
-      const session = {
-        id: `test_${suffix}`,
-        companyId: actor.companyId,
-        shortKey: 'TEST',
-        state: STATE.FINISHED,
-        outcome: resolveOutcome({ shape }),
-        startedAt: now - 95_000,
-        endedAt: now,
-      };
-      const eventId = `evt_test_${suffix}`;
-      const body = JSON.stringify(buildWebhookBody(session, now, this.baseUrl()));
-      this.store.portal.insertDelivery({
-        eventId,
-        companyId: actor.companyId,
-        sessionId: session.id,
-        shortKey: session.shortKey,
-        kind: 'test',
-        url,
-        authKeyHint: authKeyHint(company.authKey),
-        state: 'pending',
-        note: undefined,
-        createdAt: now,
-        updatedAt: now,
-      });
-      const base = { action: 'test_event' as const, eventId, sessionId: session.id, shape };
-      try {
-        await this.engine.enqueue({ id: eventId, url, body, ...(company.authKey ? { authKey: company.authKey } : {}) });
-      } catch (error) {
-        if (!(error instanceof DeliveryEngineError)) throw error;
-        this.store.portal.markRelayed(eventId, error.message, Date.now());
-        return { ...base, outcome: 'not_sent' as const, attempt: null, problem: error.message };
+      const queued = await queueTestEvent(this.store, this.engine, company, url, shape, this.baseUrl());
+      const base = { action: 'test_event' as const, eventId: queued.eventId, sessionId: queued.sessionId, shape };
+      if (queued.problem !== undefined) {
+        return { ...base, outcome: 'not_sent' as const, attempt: null, problem: queued.problem };
       }
       this.notify(actor.companyId);
-      const detail = await this.#firstAttempt(actor, eventId);
+      const detail = await this.#firstAttempt(actor, queued.eventId);
       return {
         ...base,
         outcome: detail ? ('answered' as const) : ('no_answer_yet' as const),

@@ -1,4 +1,6 @@
 import type { Diagnosis } from '../check/diagnose-attempt.js';
+import type { ForwardMark } from '../listen/forward-log.js';
+import type { ListenerInfo } from '../listen/listener-session.js';
 import type { AttemptHealth, HealthFailure } from './compute-health.js';
 import type { DeliveryFilterView } from './delivery-query.js';
 
@@ -46,13 +48,39 @@ export interface AttemptDetail {
   readonly responseSnippet: string | null;
   readonly error: string | null;
   readonly diagnosis: Diagnosis | null;
+  /** Set when the attempt went through `kyc-sandbox listen` instead of the engine's own HTTPS connection. */
+  readonly forwardedTo: ForwardMark | null;
 }
+
+/** A company's connected `kyc-sandbox listen`: from where, to where, since when. */
+export interface Forwarding {
+  readonly listenerId: string;
+  readonly username: string;
+  /** The host name the CLI reported. */
+  readonly host: string;
+  /** The address the connection came from. */
+  readonly address: string;
+  /** The local URL the CLI forwards to, on its machine. */
+  readonly forwardTo: string;
+  readonly since: string;
+}
+
+export const forwardingView = (listener: ListenerInfo): Forwarding => ({
+  listenerId: listener.listenerId,
+  username: listener.username,
+  host: listener.host,
+  address: listener.address,
+  forwardTo: listener.forwardTo,
+  since: new Date(listener.since).toISOString(),
+});
 
 /** Everything the delivery page shows. The Auth Key appears only as `Bearer ••••` and its last four characters. */
 export interface DeliveryDetail extends DeliveryListItem {
   readonly request: {
     readonly method: 'POST';
     readonly url: string | null;
+    /** Made while the company had no URL saved, for its `kyc-sandbox listen`. */
+    readonly toListener: boolean;
     readonly headers: readonly { readonly name: string; readonly value: string }[];
     /** The body pretty-printed (it is sent compact, byte for byte as stored). */
     readonly body: string;

@@ -4,8 +4,11 @@ import Database from 'better-sqlite3';
 import { STATE } from '../domain/enum-values.js';
 import type { SessionOutcome } from '../domain/outcome.js';
 import type { SessionRecord } from '../domain/session-record.js';
+import { ForwardLog } from '../listen/forward-log.js';
+import { deliveryUrlOf } from '../listen/listener-url.js';
 import { authKeyHint, PortalStore } from '../portal/portal-store.js';
 import { SandboxError } from '../sandbox-error.js';
+import { CliTokens } from './cli-tokens.js';
 import { SCHEMA_SQL } from './schema.js';
 
 /** A company and its webhook settings. `authKey` never leaves the server except to the engine. */
@@ -14,6 +17,8 @@ export interface CompanyRecord {
   readonly name: string;
   readonly webhookUrl: string | undefined;
   readonly authKey: string | undefined;
+  /** When a `kyc-sandbox listen` of the company last connected: its events then go to the listener when no URL is saved. */
+  readonly listenedAt: number | undefined;
 }
 
 /** An operator-issued user. */
@@ -76,6 +81,10 @@ export class SandboxStore {
   readonly #db: Database.Database;
   /** The portal's projection and audit log, in the same file so a finish writes both in one transaction. */
   readonly portal: PortalStore;
+  /** Which attempts went through `kyc-sandbox listen`. */
+  readonly forwards: ForwardLog;
+  /** The API keys of `kyc-sandbox login`. */
+  readonly cliTokens: CliTokens;
 
   constructor(path: string) {
     try {
@@ -84,10 +93,17 @@ export class SandboxStore {
       this.#db.pragma('foreign_keys = ON');
       this.#db.exec(SCHEMA_SQL);
       this.portal = new PortalStore(this.#db);
+      this.forwards = new ForwardLog(this.#db);
+      this.cliTokens = new CliTokens(this.#db);
       // Files made before the outbox kept the finishing request's trace context.
       const columns = this.#db.prepare('PRAGMA table_info(outbox)').all() as Row[];
       if (!columns.some((column) => column.name === 'trace_parent')) {
         this.#db.exec('ALTER TABLE outbox ADD COLUMN trace_parent TEXT');
+      }
+      // Files made before kyc-sandbox listen.
+      const companyColumns = this.#db.prepare('PRAGMA table_info(companies)').all() as Row[];
+      if (!companyColumns.some((column) => column.name === 'listened_at')) {
+        this.#db.exec('ALTER TABLE companies ADD COLUMN listened_at INTEGER');
       }
     } catch (error) {
       throw new SandboxError('data_dir', `cannot open the sandbox database ${path}: ${(error as Error).message}`, {
@@ -138,7 +154,18 @@ export class SandboxStore {
   getCompany(id: number): CompanyRecord | undefined {
     const row = this.#db.prepare('SELECT * FROM companies WHERE id = ?').get(id) as Row | undefined;
     if (!row) return undefined;
-    return { id, name: String(row.name), webhookUrl: str(row.webhook_url), authKey: str(row.auth_key) };
+    return {
+      id,
+      name: String(row.name),
+      webhookUrl: str(row.webhook_url),
+      authKey: str(row.auth_key),
+      listenedAt: num(row.listened_at),
+    };
+  }
+
+  /** A `kyc-sandbox listen` of the company connected. */
+  markListened(companyId: number, now: number): void {
+    this.#db.prepare('UPDATE companies SET listened_at = ? WHERE id = ?').run(now, companyId);
   }
 
   /** `authKey: undefined` keeps the stored key; `null` removes it. */
@@ -186,7 +213,7 @@ export class SandboxStore {
   /**
    * Marks a session finished and writes its webhook to the outbox in one transaction (the
    * outbox pattern): either both happen or neither. Finishing a finished session changes
-   * nothing and reports `finished: false`.
+   * nothing and reports `finished: false`. The event goes where {@link deliveryUrlOf} says.
    */
   finishSession(
     companyId: number,
@@ -203,6 +230,7 @@ export class SandboxStore {
         const endedAt = Math.max(now, session.startedAt);
         const body = buildBody(session, endedAt);
         const company = this.getCompany(companyId);
+        const url = company === undefined ? undefined : deliveryUrlOf(company);
         this.#db
           .prepare('UPDATE sessions SET state = ?, ended_at = ? WHERE id = ?')
           .run(STATE.FINISHED, endedAt, session.id);
@@ -211,23 +239,14 @@ export class SandboxStore {
           .prepare(
             'INSERT INTO outbox (event_id, session_id, company_id, url, auth_key, body, created_at, trace_parent) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
           )
-          .run(
-            eventId,
-            id,
-            companyId,
-            company?.webhookUrl ?? null,
-            company?.authKey ?? null,
-            body,
-            now,
-            traceParent ?? null,
-          );
+          .run(eventId, id, companyId, url ?? null, company?.authKey ?? null, body, now, traceParent ?? null);
         this.portal.insertDelivery({
           eventId,
           companyId,
           sessionId: id,
           shortKey: session.shortKey,
           kind: 'session',
-          url: company?.webhookUrl,
+          url,
           authKeyHint: authKeyHint(company?.authKey),
           state: 'queued',
           note: undefined,

@@ -28,7 +28,8 @@ function bundle(name: string): string {
     format: 'esm',
     target: 'node22',
     conditions: ['@kyc/source'],
-    external: ['better-sqlite3', 'pg', 'pg-native', 'ioredis'],
+    // ws's optional native helpers (bufferutil, utf-8-validate) are looked up at run time.
+    external: ['better-sqlite3', 'pg', 'pg-native', 'ioredis', 'bufferutil', 'utf-8-validate'],
     // CommonJS dependencies inside an ESM bundle still call require().
     banner: {
       js: "import { createRequire as __chaosRequire } from 'node:module'; const require = __chaosRequire(import.meta.url);",

@@ -1,0 +1,5 @@
+/** Where the CLI writes; injectable so commands are testable in-process too. */
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
