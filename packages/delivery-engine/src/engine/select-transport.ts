@@ -2,7 +2,7 @@ import { RESPONSE_SNIPPET_MAX_BYTES } from '@kyc/contracts';
 import type { DeliveryClaim } from '../store/store.js';
 import type { Transport } from '../transport/create-transport.js';
 import { outcomeOfStatus } from '../transport/outcome.js';
-import { secretRedactor } from '../transport/redact-secrets.js';
+import { redactSecrets } from '../transport/redact-secrets.js';
 import type { AttemptOutcome, AttemptRequest, AttemptResult } from '../transport/types.js';
 
 /** What `selectTransport` is told about the attempt the engine is about to send. */
@@ -57,7 +57,7 @@ function capBytes(text: string, max: number): string {
  * capped like the engine's own and, with the error message, cleared of the Auth Key.
  */
 function holdToRules(reported: unknown, request: AttemptRequest, elapsedMs: number): AttemptResult {
-  const redact = secretRedactor(request.headers);
+  const redact = (text: string) => redactSecrets(request.headers, text);
   if (typeof reported !== 'object' || reported === null) {
     return {
       outcome: 'connection_reset',
