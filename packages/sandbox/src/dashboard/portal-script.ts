@@ -4,7 +4,8 @@ export const PORTAL_SCRIPT_PATH = '/dashboard/assets/portal.js';
 /**
  * The dashboard's only JavaScript, a progressive enhancement: every page works without it.
  * It shows the "Copy body" buttons and keeps the Deliveries table live: on each server-sent
- * `change` it fetches the same URL's rows, rendered and escaped by the server, and swaps them in.
+ * `change`, and once when the event stream (re)connects, it fetches the same URL's rows,
+ * rendered and escaped by the server, and swaps them in.
  */
 export const PORTAL_SCRIPT = `'use strict';
 document.querySelectorAll('[data-copy]').forEach(function (button) {
@@ -35,9 +36,13 @@ if (live && window.EventSource) {
       });
     });
   };
-  new EventSource(live.getAttribute('data-live')).addEventListener('change', function () {
+  var changes = new EventSource(live.getAttribute('data-live'));
+  changes.addEventListener('change', function () {
     clearTimeout(timer);
     timer = setTimeout(refresh, 150);
   });
+  // A change between the page's render and this connection (or during a reconnect) sent no
+  // event this page saw: catch up once on every (re)connection.
+  changes.addEventListener('open', refresh);
 }
 `;
