@@ -20,6 +20,8 @@ export { createSandbox, DEFAULT_COMPANY, type Sandbox } from './create-sandbox.j
 export { PAYLOAD_SHAPES, type PayloadShape } from './domain/enum-values.js';
 export { LOOPBACK_NETWORKS } from './domain/loopback.js';
 export { type OutcomeRequest, outcomeRequestSchema } from './domain/outcome.js';
+export type { ForwardMark } from './listen/forward-log.js';
+export type { ListenerInfo } from './listen/listener-session.js';
 export { type AttemptHealth, HEALTH_HOURS, type HealthFailure, type HealthHour } from './portal/compute-health.js';
 export { type DeliveryFilterView, PAGE_SIZE, STATUS_FILTERS, type StatusFilter } from './portal/delivery-query.js';
 export type {
