@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { DeliveryEngineError } from '../delivery-engine-error.js';
 import { createEngineTelemetry, type EngineTelemetry, NOOP_TELEMETRY } from '../telemetry/engine-telemetry.js';
@@ -8,9 +7,9 @@ import { type Clock, systemClock } from './clock.js';
 import type { DeliveryEngine } from './delivery-engine.js';
 import { createEndpointLimiter } from './endpoint-limiter.js';
 import { type DeliveryEngineOptions, resolveOptions } from './options.js';
-import { prepareEvent } from './prepare-event.js';
 import { type AttemptContext, describe, runAttempt } from './run-attempt.js';
 import { createSender } from './sender.js';
+import { storeEvent } from './store-event.js';
 import { createUrlCheck } from './url-check.js';
 import { createWakeup } from './wakeup.js';
 
@@ -183,40 +182,11 @@ export function createDeliveryEngine<Transaction = never>(
 
   return {
     async enqueue(event, insertOptions) {
-      if (event === null || typeof event !== 'object') {
-        throw new DeliveryEngineError(
-          'invalid_event',
-          'enqueue: expected an event object { url, body, authKey?, id? }',
-        );
-      }
-      if (insertOptions !== undefined && (insertOptions === null || typeof insertOptions !== 'object')) {
-        throw new DeliveryEngineError('invalid_option', 'enqueue: options must be an object such as { transaction }');
-      }
+      // Telemetry's optional API is loaded once; the span needs to know whether it is there.
       await telemetryReady;
-      const id = event.id ?? `evt_${randomUUID()}`;
-      const span = telemetry.startEnqueue(typeof id === 'string' ? id.slice(0, 256) : '');
-      try {
-        const url = await checkUrl(event.url);
-        const delivery = prepareEvent({ ...event, id }, url, clock.now(), span.traceParent);
-        span.identify(delivery);
-        await ready();
-        const { created } = await store.insert(delivery, insertOptions);
-        if (!created && insertOptions?.transaction === undefined) {
-          const existing = await store.get(delivery.id);
-          if (existing !== undefined && (existing.url !== delivery.url || existing.body !== delivery.body)) {
-            throw new DeliveryEngineError(
-              'event_id_conflict',
-              `enqueue: event id ${showId(delivery.id)} is already stored with a different URL or body`,
-            );
-          }
-        }
-        span.end();
-        wakeup.wake();
-        return { id: delivery.id, created };
-      } catch (error) {
-        span.end(error);
-        throw error;
-      }
+      const result = await storeEvent({ store, clock, telemetry, checkUrl, ready }, event, insertOptions);
+      wakeup.wake();
+      return result;
     },
 
     start() {

@@ -1,0 +1,98 @@
+import type { ClaimRequest, DeliveryClaim } from '../store.js';
+import type { LocalQueue } from './local-queue.js';
+import type { SqliteFile } from './open-sqlite.js';
+import type { Reservation, Reservations } from './reservations.js';
+
+/** The row of a due delivery, as a claim reads it. */
+export interface DueRow {
+  readonly rid: number;
+  readonly id: string;
+  readonly url: string;
+  readonly origin: string;
+  readonly auth_key: string | null;
+  readonly signing_secret: string | null;
+  readonly body: string;
+  readonly attempts: number;
+  readonly round_attempts: number;
+  readonly round: number;
+  readonly lost_leases: number;
+  readonly next_attempt_at: number;
+  readonly created_at: number;
+  readonly session_id: string | null;
+  readonly company_id: string | null;
+  readonly trace_parent: string | null;
+}
+
+/** Due rows read at once into the local queue: one read serves several claims. */
+const READ_BATCH = 64;
+const DUE_COLUMNS = `rowid AS rid, id, url, origin, auth_key, signing_secret, body, attempts, round_attempts, round,
+  lost_leases, next_attempt_at, created_at, session_id, company_id, trace_parent`;
+
+const orUndefined = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
+
+/**
+ * Fills the owner's local queue with the next due rows: after its cursor when it has one (no
+ * row this process holds is walked again), else from the start, skipping what it holds and the
+ * origins at their limit.
+ */
+export function dueReader(
+  { db, t }: SqliteFile,
+  reservations: Reservations,
+  queue: LocalQueue<DueRow>,
+): (request: ClaimRequest) => void {
+  const readAfter = db.prepare(
+    `SELECT ${DUE_COLUMNS} FROM ${t.deliveries}
+      WHERE state = 'pending' AND next_attempt_at <= @now AND (next_attempt_at, rowid) > (@dueAt, @rid)
+      ORDER BY next_attempt_at, rowid LIMIT @limit`,
+  );
+  const readFromStart = db.prepare(
+    `SELECT ${DUE_COLUMNS} FROM ${t.deliveries}
+      WHERE state = 'pending' AND next_attempt_at <= @now
+        AND origin NOT IN (SELECT value FROM json_each(@excluded)) AND id NOT IN (SELECT value FROM json_each(@skipped))
+      ORDER BY next_attempt_at, rowid LIMIT @limit`,
+  );
+  return (r) => {
+    const cursor = queue.cursor;
+    const limit = Math.max(READ_BATCH, r.limit);
+    if (cursor !== undefined) {
+      const rows = readAfter.all({ now: r.now, dueAt: cursor[0], rid: cursor[1], limit }) as DueRow[];
+      // A read from the start skipped reserved rows it then set the cursor before: skip them again.
+      queue.append(
+        rows.filter((row) => !reservations.isRunning(row.id, r.now)),
+        true,
+        rows.at(-1),
+      );
+      return;
+    }
+    const skipped = [...reservations.running(r.now), ...queue.ids()];
+    const rows = readFromStart.all({
+      now: r.now,
+      excluded: JSON.stringify(r.excludeOrigins),
+      skipped: JSON.stringify(skipped),
+      limit,
+    }) as DueRow[];
+    queue.append(rows, r.excludeOrigins.length === 0);
+  };
+}
+
+/** The claim the engine gets for a due row taken under `reservation`. */
+export function claimOf(row: DueRow, reservation: Reservation): DeliveryClaim {
+  return {
+    id: row.id,
+    url: row.url,
+    origin: row.origin,
+    authKey: orUndefined(row.auth_key),
+    signingSecret: orUndefined(row.signing_secret),
+    body: row.body,
+    attempts: row.attempts,
+    roundAttempts: row.round_attempts,
+    round: row.round,
+    lostLeases: reservation.lostLeases,
+    token: reservation.token,
+    dueAt: row.next_attempt_at,
+    createdAt: row.created_at,
+    sessionId: orUndefined(row.session_id),
+    companyId: orUndefined(row.company_id),
+    traceParent: orUndefined(row.trace_parent),
+  };
+}
