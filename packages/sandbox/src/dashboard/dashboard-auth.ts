@@ -63,7 +63,7 @@ export function requireLogin(
 ): MiddlewareHandler<{ Variables: DashboardVariables }> {
   return async (c, next) => {
     const token = getCookie(c, cookieNames(secure).login);
-    const login = token ? service.store.findLogin(token, Date.now()) : undefined;
+    const login = token ? service.store.logins.find(token, Date.now()) : undefined;
     const user = login && service.store.getUser(login.userId);
     const company = user && service.store.getCompany(user.companyId);
     if (!login || !user || !company) return c.redirect('/login', 303);

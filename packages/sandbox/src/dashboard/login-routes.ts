@@ -57,17 +57,17 @@ export function loginRoutes(service: SandboxService, secure: boolean, throttle: 
     if (!user) {
       return c.html(loginPage(issueLoginCsrf(c, secure), 'Wrong username or password.', username), 401);
     }
-    const login = service.store.createLogin(user.id, Date.now(), LOGIN_TTL_MS);
+    const login = service.store.logins.create(user.id, Date.now(), LOGIN_TTL_MS);
     setLoginCookie(c, secure, login.token);
     return c.redirect('/dashboard/sessions', 303);
   });
 
   app.post('/logout', async (c) => {
     const token = getCookie(c, cookieNames(secure).login);
-    const login = token ? service.store.findLogin(token, Date.now()) : undefined;
+    const login = token ? service.store.logins.find(token, Date.now()) : undefined;
     const form = await c.req.parseBody();
     if (token && login && typeof form._csrf === 'string' && sameToken(form._csrf, login.csrfToken)) {
-      service.store.deleteLogin(token);
+      service.store.logins.delete(token);
     }
     clearLoginCookie(c, secure);
     return c.redirect('/login', 303);

@@ -71,9 +71,9 @@ describe('SandboxStore', () => {
     const user = store.addUser('alice', 'hash', 'Acme', 1);
     expect(user.companyId).toBe(companyId);
     expect(() => store.addUser('alice', 'hash', 'Acme', 1)).toThrow(/already exists/);
-    const login = store.createLogin(user.id, 1000, 500);
-    expect(store.findLogin(login.token, 1200)).toEqual({ userId: user.id, csrfToken: login.csrfToken });
-    expect(store.findLogin(login.token, 1500)).toBeUndefined();
-    expect(store.findLogin('not-a-token', 1200)).toBeUndefined();
+    const login = store.logins.create(user.id, 1000, 500);
+    expect(store.logins.find(login.token, 1200)).toEqual({ userId: user.id, csrfToken: login.csrfToken });
+    expect(store.logins.find(login.token, 1500)).toBeUndefined();
+    expect(store.logins.find('not-a-token', 1200)).toBeUndefined();
   });
 });

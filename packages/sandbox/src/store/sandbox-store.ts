@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { SessionState } from '@kyc/contracts';
 import Database from 'better-sqlite3';
 import { STATE } from '../domain/enum-values.js';
@@ -9,6 +9,7 @@ import { deliveryUrlOf } from '../listen/listener-url.js';
 import { authKeyHint, PortalStore } from '../portal/portal-store.js';
 import { SandboxError } from '../sandbox-error.js';
 import { CliTokens } from './cli-tokens.js';
+import { DashboardLogins } from './dashboard-logins.js';
 import { SCHEMA_SQL } from './schema.js';
 
 /** A company and its webhook settings. `authKey` never leaves the server except to the engine. */
@@ -46,7 +47,6 @@ export interface OutboxRow {
 type Row = Record<string, unknown>;
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 const num = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
-const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 function toSession(row: Row): SessionRecord {
   return {
@@ -85,6 +85,8 @@ export class SandboxStore {
   readonly forwards: ForwardLog;
   /** The API keys of `kyc-sandbox login`. */
   readonly cliTokens: CliTokens;
+  /** The dashboard's logins. */
+  readonly logins: DashboardLogins;
 
   constructor(path: string) {
     try {
@@ -95,6 +97,7 @@ export class SandboxStore {
       this.portal = new PortalStore(this.#db);
       this.forwards = new ForwardLog(this.#db);
       this.cliTokens = new CliTokens(this.#db);
+      this.logins = new DashboardLogins(this.#db);
       // Files made before the outbox kept the finishing request's trace context.
       const columns = this.#db.prepare('PRAGMA table_info(outbox)').all() as Row[];
       if (!columns.some((column) => column.name === 'trace_parent')) {
@@ -292,28 +295,6 @@ export class SandboxStore {
       .prepare('SELECT * FROM outbox WHERE company_id = ? ORDER BY created_at DESC, event_id LIMIT ?')
       .all(companyId, limit) as Row[];
     return rows.map(toOutbox);
-  }
-
-  /** Starts a dashboard login; only a hash of the token is stored. */
-  createLogin(userId: number, now: number, ttlMs: number): { token: string; csrfToken: string } {
-    const token = randomBytes(32).toString('base64url');
-    const csrfToken = randomBytes(32).toString('base64url');
-    this.#db.prepare('DELETE FROM logins WHERE expires_at <= ?').run(now);
-    this.#db
-      .prepare('INSERT INTO logins (token_hash, user_id, csrf_token, expires_at) VALUES (?, ?, ?, ?)')
-      .run(hashToken(token), userId, csrfToken, now + ttlMs);
-    return { token, csrfToken };
-  }
-
-  findLogin(token: string, now: number): { userId: number; csrfToken: string } | undefined {
-    const row = this.#db
-      .prepare('SELECT user_id, csrf_token FROM logins WHERE token_hash = ? AND expires_at > ?')
-      .get(hashToken(token), now) as Row | undefined;
-    return row && { userId: Number(row.user_id), csrfToken: String(row.csrf_token) };
-  }
-
-  deleteLogin(token: string): void {
-    this.#db.prepare('DELETE FROM logins WHERE token_hash = ?').run(hashToken(token));
   }
 
   close(): void {
