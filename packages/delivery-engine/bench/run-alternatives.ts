@@ -2,34 +2,23 @@
  * `pnpm bench:alternatives`: only the comparison with pg-boss and BullMQ (also part of `pnpm bench`).
  * Run under `flock /tmp/kyc-bench.lock` (the script does).
  */
-import { type ChildProcess, fork } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sampleStatusWebhook } from '@kyc/contracts';
 import { createTestCertificate } from '@kyc/test-support';
 import { compareAlternatives } from './alternatives.js';
 import { benchHeader } from './bench-header.js';
+import { startBenchReceiver } from './receiver.js';
 
 const tls = await createTestCertificate();
 const dir = mkdtempSync(join(tmpdir(), 'kyc-bench-alt-'));
-const receiver: ChildProcess = fork(fileURLToPath(new URL('./receiver-process.ts', import.meta.url)), [], {
-  execArgv: ['--import', 'tsx', '--conditions=@kyc/source'],
-  env: { ...process.env, KYC_BENCH_TLS: JSON.stringify(tls) },
-});
-const [{ port }] = (await once(receiver, 'message')) as [{ port: number }];
-const received = async () => {
-  receiver.send('count');
-  const [{ count }] = (await once(receiver, 'message')) as [{ count: number }];
-  return count;
-};
+const receiver = await startBenchReceiver(tls);
 try {
   console.log(benchHeader('@kyc/delivery-engine alternatives'));
   await compareAlternatives({
-    url: `https://127.0.0.1:${port}/hook`,
-    received,
+    url: receiver.url,
+    received: () => receiver.count(),
     tls,
     body: JSON.stringify({ ...sampleStatusWebhook, sessionId: 'bench' }),
     dir,
@@ -39,6 +28,6 @@ try {
     rounds: Number(process.env.KYC_BENCH_ROUNDS ?? 3),
   });
 } finally {
-  receiver.send('exit');
+  receiver.close();
   rmSync(dir, { recursive: true, force: true });
 }
