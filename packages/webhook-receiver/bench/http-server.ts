@@ -29,7 +29,8 @@ const receiver = (onEvent: () => unknown = () => undefined) =>
  * One benchmark server, run in its own process (bench-server.ts starts it): `bare` reads the body
  * and answers 200; `floor` is what a hand-written endpoint does at the least; `receiver` and
  * `receiver-async` are ours on node:http; `fastify`/`hono` are each framework's own route that
- * reads the body, `fastify-receiver`/`hono-receiver` ours on it; `octokit` is Octokit's middleware.
+ * reads the body, `fastify-json`/`hono-json` the route that reads and parses it with the framework's
+ * own JSON parsing, `fastify-receiver`/`hono-receiver` ours on it; `octokit` is Octokit's middleware.
  */
 async function serverFor(kind: string): Promise<Server> {
   if (kind === 'bare') {
@@ -74,7 +75,7 @@ async function serverFor(kind: string): Promise<Server> {
     });
     return createServer((request, response) => void middleware(request, response));
   }
-  if (kind === 'fastify' || kind === 'fastify-receiver') {
+  if (kind === 'fastify' || kind === 'fastify-json' || kind === 'fastify-receiver') {
     let made: Server | undefined;
     const app = Fastify({
       serverFactory: (handler) => {
@@ -86,17 +87,28 @@ async function serverFor(kind: string): Promise<Server> {
       // Fastify's own route that reads the body: the raw bytes, as the receiver needs them.
       app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
       app.post(PATH, async (_request, reply) => reply.header('content-type', 'application/json').send(ANSWER));
+    } else if (kind === 'fastify-json') {
+      // Fastify's own route with its own JSON parser: reads and parses the body, as the floor does.
+      app.post(PATH, async (request, reply) =>
+        reply.header('content-type', 'application/json').send((request.body as object) ? ANSWER : ''),
+      );
     } else await app.register(kycWebhookPlugin, { receiver: receiver(), path: PATH });
     await app.ready();
     if (made === undefined) throw new Error('fastify did not build its server');
     return made;
   }
-  if (kind === 'hono' || kind === 'hono-receiver') {
+  if (kind === 'hono' || kind === 'hono-json' || kind === 'hono-receiver') {
     const app = new Hono();
     if (kind === 'hono') {
       // Hono's own route that reads the body: the raw bytes, as the receiver needs them.
       app.post(PATH, async (context) => {
         await context.req.arrayBuffer();
+        return context.body(ANSWER, 200, { 'content-type': 'application/json' });
+      });
+    } else if (kind === 'hono-json') {
+      // Hono's own route that reads and parses the body, as the floor does.
+      app.post(PATH, async (context) => {
+        await context.req.json();
         return context.body(ANSWER, 200, { 'content-type': 'application/json' });
       });
     } else {

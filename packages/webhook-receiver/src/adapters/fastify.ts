@@ -24,10 +24,15 @@ export const kycWebhookPlugin: FastifyPluginAsync<KycWebhookPluginOptions> = asy
   const { receiver, path } = options;
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
-  fastify.all(path, async (request, reply) => {
+  // Not an async handler: the answer is sent from the receiver's own promise, with no layer on top.
+  fastify.all(path, (request, reply) => {
     // The plugin's parser left the stream unread: read it, whatever else a hook put on the raw request.
-    const answer = await receiver.receive(new NodeInput(request.raw, NO_PARSED_BODY));
-    if (answer.status === 413) reply.header('connection', 'close');
-    return reply.code(answer.status).headers(answer.headers).send(answer.body);
+    receiver.receive(new NodeInput(request.raw, NO_PARSED_BODY)).then(
+      (answer) => {
+        if (answer.status === 413) reply.header('connection', 'close');
+        reply.code(answer.status).headers(answer.headers).send(answer.body);
+      },
+      (error: unknown) => reply.send(error),
+    );
   });
 };

@@ -139,15 +139,6 @@ async function receive(options: ResolvedOptions, input: ReceiverInput, trace: Re
   return await runClaimed(options, event, claimed.token, input, trace);
 }
 
-async function receiveAndFinish(
-  options: ResolvedOptions,
-  input: ReceiverInput,
-  trace: RequestTrace,
-): Promise<ReceiverAnswer> {
-  const answer = await receive(options, input, trace);
-  return await finishRequest(options.listeners, trace, answer, options.logger);
-}
-
 /**
  * Creates a receiver that applies every rule of the DESIGN "Receiver behaviour" table: 405 for
  * other methods, 413 past the size limit (without reading the rest), 401 for a missing, wrong or
@@ -170,12 +161,14 @@ async function receiveAndFinish(
  */
 export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookReceiver {
   const resolved = resolveOptions(options);
-  const { listeners, now } = resolved;
+  const { listeners, logger, now } = resolved;
   // Without listeners (no audit trail, no telemetry) the answer goes straight back; the list can
   // shrink after the first request (telemetry without @opentelemetry/api), so it is read each time.
   const run = (input: ReceiverInput): Promise<ReceiverAnswer> => {
     const trace = new RequestTrace(now(), input);
-    return listeners.length === 0 ? receive(resolved, input, trace) : receiveAndFinish(resolved, input, trace);
+    const answered = receive(resolved, input, trace);
+    if (listeners.length === 0) return answered;
+    return answered.then((answer) => finishRequest(listeners, trace, answer, logger));
   };
   const receiver: WebhookReceiver = {
     receive: run,

@@ -8,6 +8,12 @@ import type { RequestTrace } from './request-finished.js';
 import type { ResolvedOptions } from './resolve-options.js';
 import type { ReceiverAnswer, ReceiverInput } from './types.js';
 
+/** Log fields of an event (never its body), and of an error when there is one. */
+function eventFields(event: KycWebhookEvent, error?: unknown): Record<string, unknown> {
+  const fields = { idempotencyKey: event.idempotencyKey, sessionId: event.sessionId };
+  return error === undefined ? fields : { ...fields, ...errorFields(error) };
+}
+
 /** The handler threw or rejected: release the claim so a retry runs it, answer 500. */
 async function failed(
   options: ResolvedOptions,
@@ -15,41 +21,37 @@ async function failed(
   token: string,
   error: unknown,
 ): Promise<ReceiverAnswer> {
-  const { store, logger } = options;
-  const key = event.idempotencyKey;
-  logger.error?.('webhook handler failed; claim released so a retry runs it', {
-    idempotencyKey: key,
-    sessionId: event.sessionId,
-    ...errorFields(error),
-  });
+  const { logger } = options;
+  logger.error?.('webhook handler failed; claim released so a retry runs it', eventFields(event, error));
   try {
-    await store.release(key, token);
+    await options.store.release(event.idempotencyKey, token);
   } catch (releaseError) {
-    logger.error?.('idempotency store: release failed', {
-      idempotencyKey: key,
-      sessionId: event.sessionId,
-      ...errorFields(releaseError),
-    });
+    logger.error?.('idempotency store: release failed', eventFields(event, releaseError));
   }
   return errorAnswer(500, 'handler_failed');
 }
 
-/** The handler succeeded: record it, answer 200. */
-async function completed(options: ResolvedOptions, event: KycWebhookEvent, token: string): Promise<ReceiverAnswer> {
-  const { store, logger } = options;
-  const key = event.idempotencyKey;
+/**
+ * The handler succeeded: record it, answer 200 — even when the store fails now, since the work
+ * is done and must not run again. A `.then` on the store's promise rather than an async
+ * function: every request that runs a handler comes here, and an async frame was the larger
+ * allocation.
+ */
+function completed(options: ResolvedOptions, event: KycWebhookEvent, token: string): Promise<ReceiverAnswer> {
+  const { logger } = options;
+  const done = () => {
+    logger.info?.('webhook processed', eventFields(event));
+    return acceptedAnswer(false);
+  };
+  const lost = (error: unknown) => {
+    logger.error?.('idempotency store: complete failed', eventFields(event, error));
+    return done();
+  };
   try {
-    await store.complete(key, token, options.completeOptions);
+    return options.store.complete(event.idempotencyKey, token, options.completeOptions).then(done, lost);
   } catch (error) {
-    // The work is done: a store failure now must not make the sender run it again, so answer 200 anyway.
-    logger.error?.('idempotency store: complete failed', {
-      idempotencyKey: key,
-      sessionId: event.sessionId,
-      ...errorFields(error),
-    });
+    return Promise.resolve(lost(error));
   }
-  logger.info?.('webhook processed', { idempotencyKey: key, sessionId: event.sessionId });
-  return acceptedAnswer(false);
 }
 
 /**
@@ -65,9 +67,8 @@ async function awaitHandler(
   ended: () => void,
 ): Promise<ReceiverAnswer> {
   const { logger } = options;
-  const key = event.idempotencyKey;
-  const fields = { idempotencyKey: key, sessionId: event.sessionId };
-  const stopKeeping = keepClaim(options, key, token, fields);
+  const fields = eventFields(event);
+  const stopKeeping = keepClaim(options, event.idempotencyKey, token, fields);
   const settled = Promise.resolve(result).then(
     () => {
       ended();
