@@ -47,7 +47,7 @@ export function callbackAuditSink(
   let head: AuditHead | undefined = start;
   const hashText = textSha256(options.sha256 ?? sha256Hex);
   const queue = appendQueue(async (records) => {
-    const { entries } = await chainBatch(head, records, hashText);
+    const { entries } = await chainBatch(head, records, hashText, false);
     await write(entries);
     const last = entries[entries.length - 1];
     if (last !== undefined) head = { seq: last.seq, hash: last.hash };

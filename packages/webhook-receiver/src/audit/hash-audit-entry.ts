@@ -46,7 +46,7 @@ export async function hashAuditEntry(
   return sha256(encoder.encode(canonicalJson(rest)));
 }
 
-/** Entries linked after a head, and each one's JSON line (`JSON.stringify` of the entry). */
+/** Entries linked after a head, and each one's JSON line (`JSON.stringify` of the entry) when asked for. */
 export interface ChainedBatch {
   readonly entries: AuditEntry[];
   readonly lines: string[];
@@ -62,6 +62,7 @@ export async function chainBatch(
   head: AuditHead | undefined,
   records: readonly AuditRecord[],
   sha256OfText: TextSha256,
+  withLines = true,
 ): Promise<ChainedBatch> {
   let seq = head?.seq ?? 0;
   let prevHash = head?.hash ?? GENESIS_HASH;
@@ -78,7 +79,7 @@ export async function chainBatch(
     const hash = typeof digest === 'string' ? digest : await digest;
     const entry: AuditEntry = { ...record, v: 1, seq, prevHash, hash };
     entries.push(entry);
-    lines.push(JSON.stringify(entry));
+    if (withLines) lines.push(JSON.stringify(entry));
     prevHash = hash;
   }
   return { entries, lines };
@@ -90,5 +91,5 @@ export async function chainAuditRecords(
   records: readonly AuditRecord[],
   sha256: Sha256 = sha256Hex,
 ): Promise<AuditEntry[]> {
-  return (await chainBatch(head, records, textSha256(sha256))).entries;
+  return (await chainBatch(head, records, textSha256(sha256), false)).entries;
 }

@@ -21,8 +21,8 @@ export interface JsonlAuditSinkOptions {
   /** Start a new file when the UTC day changes. Default true. */
   readonly daily?: boolean;
   /**
-   * `batch` (default): `fdatasync` after each batch, before any request of it is answered, so an
-   * acknowledged entry survives a power loss. `none`: leave it to the OS (survives a crash of the
+   * `batch` (default): each batch is on disk before any request of it is answered (an `O_DSYNC`
+   * write, or `fdatasync` where there is no O_DSYNC), so an acknowledged entry survives a power loss. `none`: leave it to the OS (survives a crash of the
    * process, not of the machine) — faster, for logs that are copied elsewhere anyway.
    */
   readonly fsync?: 'batch' | 'none';
