@@ -181,5 +181,5 @@ export function buildAuditRecord(
   const digest = options.sha256(body);
   return typeof digest === 'string'
     ? recordOf(finished, options, digest)
-    : digest.then((hash) => recordOf(finished, options, hash));
+    : Promise.resolve(digest).then((hash) => recordOf(finished, options, hash));
 }

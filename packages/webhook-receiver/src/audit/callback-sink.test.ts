@@ -161,6 +161,22 @@ describe('when the audit sink fails', () => {
 });
 
 describe('what an entry holds', () => {
+  it("the body's SHA-256 from a sink whose hash answers with a thenable rather than a Promise", async () => {
+    const entries: AuditEntry[] = [];
+    const digest = 'ab'.repeat(32);
+    // A thenable as the specification allows: its `then` returns nothing.
+    const thenable = {
+      then(resolve: (value: string) => void): void {
+        resolve(digest);
+      },
+    };
+    const sink = callbackAuditSink((batch) => void entries.push(...batch), {
+      sha256: () => thenable as unknown as Promise<string>,
+    });
+    expect((await receiverWith({ sink }).handle(request('evt_thenable'))).status).toBe(200);
+    expect(entries).toMatchObject([{ webhookId: 'evt_thenable', bodySha256: digest }]);
+  });
+
   it('the raw body only with includeBody; bytes that are not UTF-8 in base64', async () => {
     const log = memoryLog();
     const receiver = receiverWith({ sink: log.sink, includeBody: true });
