@@ -48,7 +48,11 @@ function completed(options: ResolvedOptions, event: KycWebhookEvent, token: stri
     return done();
   };
   try {
-    return options.store.complete(event.idempotencyKey, token, options.completeOptions).then(done, lost);
+    // Promise.resolve: a store may answer with any thenable; a native promise passes as it is.
+    return Promise.resolve(options.store.complete(event.idempotencyKey, token, options.completeOptions)).then(
+      done,
+      lost,
+    );
   } catch (error) {
     return Promise.resolve(lost(error));
   }
