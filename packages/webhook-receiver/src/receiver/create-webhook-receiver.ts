@@ -139,6 +139,11 @@ async function receive(options: ResolvedOptions, input: ReceiverInput, trace: Re
   return await runClaimed(options, event, claimed.token, input, trace);
 }
 
+/** The answer as a Fetch API response, with a fresh headers object: some runtimes (e.g. @hono/node-server) write to it. */
+function toResponse(answer: ReceiverAnswer): Response {
+  return new Response(answer.body, { status: answer.status, headers: { ...answer.headers } });
+}
+
 /**
  * Creates a receiver that applies every rule of the DESIGN "Receiver behaviour" table: 405 for
  * other methods, 413 past the size limit (without reading the rest), 401 for a missing, wrong or
@@ -172,10 +177,15 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
   };
   const receiver: WebhookReceiver = {
     receive: run,
-    async handle(request) {
-      const answer = await run(new WebRequestInput(request));
-      // A fresh headers object: some runtimes (e.g. @hono/node-server) write to it.
-      return new Response(answer.body, { status: answer.status, headers: { ...answer.headers } });
+    // Not async: the response is made on the receiver's own promise, with no layer on top.
+    handle(request) {
+      let answered: Promise<ReceiverAnswer>;
+      try {
+        answered = run(new WebRequestInput(request));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return answered.then(toResponse);
     },
   };
   return receiver;
