@@ -166,6 +166,7 @@ describe('what an entry holds', () => {
     const digest = 'ab'.repeat(32);
     // A thenable as the specification allows: its `then` returns nothing.
     const thenable = {
+      // biome-ignore lint/suspicious/noThenProperty: a thenable that is not a Promise is the case under test.
       then(resolve: (value: string) => void): void {
         resolve(digest);
       },

@@ -111,6 +111,7 @@ describe('createWebhookReceiver options', () => {
     const memory = memoryIdempotencyStore();
     // A thenable as the specification allows: its `then` returns nothing.
     const thenable = (value: boolean) => ({
+      // biome-ignore lint/suspicious/noThenProperty: a thenable that is not a Promise is the case under test.
       then(resolve: (value: boolean) => void): void {
         resolve(value);
       },
