@@ -8,7 +8,8 @@
  *                     ../delivery-engine/bench/top-frames.mjs);
  *   --perf FILE       `perf record -e cpu-clock -g` of the measured part: on-CPU samples (V8's own
  *                     sampler misattributes time when the machine is loaded); node runs with
- *                     --perf-basic-prof, so `perf report -i FILE` names JavaScript frames;
+ *                     --perf-basic-prof, so `perf report -i FILE` names JavaScript frames
+ *                     (V8 also leaves an isolate-*-v8.log in the working directory);
  *   --callgrind FILE  instructions per request under valgrind, the main thread apart from the
  *                     others (the others compile and collect, and under valgrind V8 recompiles far
  *                     more than at full speed); requests ÷ 20, it runs ~50× slower;
