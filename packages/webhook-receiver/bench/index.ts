@@ -4,11 +4,14 @@ import { runAudit } from './audit.js';
 import { runHttp } from './http.js';
 import { runMemory } from './memory.js';
 import { runMicro } from './micro.js';
+import { printTargets } from './targets.js';
 import { runTelemetry } from './telemetry.js';
 
 // Run under `flock /tmp/kyc-bench.lock pnpm bench` so two benchmarks never share the CPUs.
-// `pnpm bench micro` / `pnpm bench http` / `pnpm bench audit` / `pnpm bench telemetry` / `pnpm bench memory` / `pnpm bench size` run one part.
-const only = process.argv[2];
+// `pnpm bench micro` / `pnpm bench http` / `pnpm bench audit` / `pnpm bench telemetry` / `pnpm bench memory` / `pnpm bench size` run one part;
+// `pnpm bench http audit` runs two. The issue 21 targets are summed up at the end.
+const sections = process.argv.slice(2);
+const only = (name: string) => sections.length === 0 || sections.includes(name);
 let commit = 'unknown';
 try {
   commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
@@ -19,12 +22,12 @@ console.log(
   `# @kyc/webhook-receiver bench — node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, commit ${commit}, ` +
     `load average ${loadavg()[0]?.toFixed(1)} at start (a shared machine: compare ratios, not absolute figures)`,
 );
-if (only === undefined || only === 'micro') await runMicro();
-if (only === undefined || only === 'http') await runHttp();
-if (only === undefined || only === 'audit') await runAudit();
-if (only === undefined || only === 'telemetry') runTelemetry();
-if (only === undefined || only === 'memory') runMemory();
-if (only === undefined || only === 'size') {
+if (only('micro')) await runMicro();
+if (only('http')) await runHttp();
+if (only('audit')) await runAudit();
+if (only('telemetry')) runTelemetry();
+if (only('memory')) runMemory();
+if (only('size')) {
   const { bundleReport } = await import('../test/support/bundle-size.js');
   console.log('\n## Bundle (esbuild, minified + gzip, from the published builds: run `pnpm build` first)');
   const { BUNDLE_CEILINGS } = await import('../test/support/bundle-size.js');
@@ -35,3 +38,9 @@ if (only === undefined || only === 'size') {
     );
   }
 }
+printTargets();
+console.log(
+  `\n# load average ${loadavg()
+    .map((value) => value.toFixed(1))
+    .join(', ')} (1, 5, 15 min) at the end`,
+);

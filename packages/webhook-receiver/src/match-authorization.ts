@@ -14,15 +14,21 @@ function isBlank(code: number): boolean {
 /**
  * Compares over the key's own length, whatever the candidate's length, and folds a length
  * mismatch into the result, so the time taken depends on neither where they differ nor on
- * how long the candidate is. Every read stays inside the candidate (index modulo its length):
- * an out-of-range `charCodeAt` takes a slower path in V8, which would time the key's length.
- * Returns 0 when equal. (Hashing both sides to fixed-length digests would do the same, but Web
- * Crypto's digest is async only and a JavaScript SHA-256 would not fit verifyAuthorization's 1 KB budget.)
+ * how long the candidate is. The candidate is `length` characters of `text` from `start`, read
+ * in place, without slicing it out of the header. Every read stays inside the candidate (the
+ * index wraps around its length): an out-of-range `charCodeAt` takes a slower path in V8, which
+ * would time the key's length. Returns 0 when equal. (Hashing both sides to fixed-length digests would do
+ * the same, but Web Crypto's digest is async only and a JavaScript SHA-256 would not fit
+ * verifyAuthorization's 1 KB budget.)
  */
-function difference(key: string, candidate: string): number {
-  let diff = key.length ^ candidate.length;
-  for (let index = 0; index < key.length; index++) {
-    diff |= key.charCodeAt(index) ^ candidate.charCodeAt(index % candidate.length);
+function difference(key: string, text: string, start: number, length: number): number {
+  let diff = key.length ^ length;
+  // `at` runs over the candidate and wraps to 0 after its last character, without a branch or a
+  // division: (next - length) >> 31 is all ones while next < length, and 0 once it reaches it.
+  for (let index = 0, at = 0; index < key.length; index++) {
+    diff |= key.charCodeAt(index) ^ text.charCodeAt(start + at);
+    const next = at + 1;
+    at = next & ((next - length) >> 31);
   }
   return diff;
 }
@@ -44,13 +50,14 @@ export function matchAuthorization(header: string | null | undefined, authKeys: 
 
   let schemeEnd = start;
   while (schemeEnd < end && !isBlank(header.charCodeAt(schemeEnd))) schemeEnd++;
-  if (schemeEnd - start !== SCHEME.length || header.slice(start, schemeEnd).toLowerCase() !== SCHEME)
-    return AUTH_MALFORMED;
+  if (schemeEnd - start !== SCHEME.length) return AUTH_MALFORMED;
+  // The scheme is letters only: setting bit 0x20 lower-cases an ASCII letter and turns nothing else into one.
+  for (let index = 0; index < SCHEME.length; index++)
+    if ((header.charCodeAt(start + index) | 0x20) !== SCHEME.charCodeAt(index)) return AUTH_MALFORMED;
   let tokenStart = schemeEnd;
   while (tokenStart < end && isBlank(header.charCodeAt(tokenStart))) tokenStart++;
   if (tokenStart === end) return AUTH_MALFORMED;
-  const token = header.slice(tokenStart, end);
-  for (let index = 0; index < token.length; index++) if (isBlank(token.charCodeAt(index))) return AUTH_MALFORMED;
+  for (let index = tokenStart; index < end; index++) if (isBlank(header.charCodeAt(index))) return AUTH_MALFORMED;
 
   let matched = AUTH_INVALID;
   try {
@@ -58,7 +65,7 @@ export function matchAuthorization(header: string | null | undefined, authKeys: 
     for (let index = 0; index < keys.length; index++) {
       const key = keys[index];
       if (typeof key !== 'string' || key.length < AUTH_KEY_MIN_LENGTH) continue;
-      if (difference(key, token) === 0) matched = index;
+      if (difference(key, header, tokenStart, end - tokenStart) === 0) matched = index;
     }
   } catch {
     // Only a hostile `authKeys` (a throwing getter, a revoked Proxy) gets here: refuse, never throw.

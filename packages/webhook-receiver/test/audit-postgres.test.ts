@@ -54,6 +54,36 @@ describe.skipIf(!(await postgresAvailable()))('Postgres audit sink (real server)
     await expect(pool.query(`TRUNCATE ${tableName}`)).rejects.toThrow(/insert-only \(TRUNCATE/);
   });
 
+  it('keeps each entry exactly as written (quotes, backslashes, a NUL the lookup columns cannot hold), and it verifies', async () => {
+    const tableName = await newTable();
+    const receiver = createWebhookReceiver({
+      authKeys: AUTH_KEY,
+      onEvent: () => undefined,
+      logger: {},
+      audit: auditTrail({ sink: postgresAuditSink(pool, { tableName }), includeBody: true }),
+    });
+    const ids = ['evt_nul_\u0000_end', 'evt_"quoted"_\\_é', 'evt_plain'];
+    const body = new TextEncoder().encode(JSON.stringify({ ...sampleStatusWebhook, note: '"\\\u0001' }));
+    await Promise.all(
+      ids.map((id) =>
+        receiver.receive({
+          method: 'POST',
+          header: (name) => ({ authorization: `Bearer ${AUTH_KEY}`, 'webhook-id': id })[name],
+          readBody: async () => body,
+        }),
+      ),
+    );
+    const entries = await read(tableName);
+    expect(entries.map((entry) => entry.webhookId).sort()).toEqual([...ids].sort());
+    expect(await verifyAuditLog(entries)).toMatchObject({ ok: true, count: 3 });
+    const { rows } = await pool.query(`SELECT webhook_id, entry::text AS text FROM ${tableName} ORDER BY seq`);
+    expect(rows.map((row: { webhook_id: string }) => row.webhook_id).sort()).toEqual(
+      ['evt_nul_\uFFFD_end', 'evt_"quoted"_\\_é', 'evt_plain'].sort(),
+    );
+    for (const [index, row] of (rows as { text: string }[]).entries())
+      expect(row.text).toBe(JSON.stringify(entries[index]));
+  });
+
   it('four replicas (separate pools and sinks) appending at once keep one valid chain', async () => {
     const tableName = await newTable();
     const pools = Array.from({ length: 4 }, () => new pg.Pool({ connectionString: POSTGRES_URL, max: 4 }));

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { WebhookReceiver } from '../receiver/types.js';
-import { nodeHeaderReader } from './node/get-header.js';
-import { nodeBodyReader } from './node/read-body.js';
+import { NodeInput } from './node/node-input.js';
+
+const NO_PARSED_BODY = Object.freeze({});
 
 /** Options of {@link kycWebhookPlugin}. */
 export interface KycWebhookPluginOptions {
@@ -23,13 +24,15 @@ export const kycWebhookPlugin: FastifyPluginAsync<KycWebhookPluginOptions> = asy
   const { receiver, path } = options;
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
-  fastify.all(path, async (request, reply) => {
-    const answer = await receiver.receive({
-      method: request.method,
-      header: nodeHeaderReader(request.raw),
-      readBody: nodeBodyReader(request.raw, {}),
-    });
-    if (answer.status === 413) reply.header('connection', 'close');
-    return reply.code(answer.status).headers(answer.headers).send(answer.body);
+  // Not an async handler: the answer is sent from the receiver's own promise, with no layer on top.
+  fastify.all(path, (request, reply) => {
+    // The plugin's parser left the stream unread: read it, whatever else a hook put on the raw request.
+    receiver.receive(new NodeInput(request.raw, NO_PARSED_BODY)).then(
+      (answer) => {
+        if (answer.status === 413) reply.header('connection', 'close');
+        reply.code(answer.status).headers(answer.headers).send(answer.body);
+      },
+      (error: unknown) => reply.send(error),
+    );
   });
 };

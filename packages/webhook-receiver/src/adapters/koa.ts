@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { WebhookReceiver } from '../receiver/types.js';
-import { nodeHeaderReader } from './node/get-header.js';
-import { nodeBodyReader, type ParsedBodyHolder } from './node/read-body.js';
+import { NodeInput } from './node/node-input.js';
+import type { ParsedBodyHolder } from './node/read-body.js';
 
 /** The part of a Koa context the middleware uses (Koa 2 and 3 both fit; no type dependency on koa). */
 export interface KoaLikeContext {
@@ -26,11 +26,7 @@ export type KoaWebhookMiddleware = (context: KoaLikeContext, next?: () => Promis
  */
 export function toKoaMiddleware(receiver: WebhookReceiver): KoaWebhookMiddleware {
   return async (context) => {
-    const answer = await receiver.receive({
-      method: context.method,
-      header: nodeHeaderReader(context.req),
-      readBody: nodeBodyReader(context.req, context.request as ParsedBodyHolder),
-    });
+    const answer = await receiver.receive(new NodeInput(context.req, context.request as ParsedBodyHolder));
     context.status = answer.status;
     context.set(answer.status === 413 ? { ...answer.headers, connection: 'close' } : { ...answer.headers });
     context.body = answer.body;

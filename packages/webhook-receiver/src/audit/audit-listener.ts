@@ -1,9 +1,10 @@
 import { DEFAULT_RETRY_AFTER_SECONDS, errorAnswer } from '../receiver/answers.js';
 import { errorFields } from '../receiver/error-fields.js';
-import type { RequestFinishedListener } from '../receiver/request-finished.js';
-import type { ReceiverLogger } from '../receiver/types.js';
+import type { RequestFinished, RequestFinishedListener } from '../receiver/request-finished.js';
+import type { ReceiverAnswer, ReceiverLogger } from '../receiver/types.js';
+import { APPEND_WITHIN, type QueuedSink } from './append-queue.js';
 import { buildAuditRecord, type RecordOptions } from './build-audit-record.js';
-import type { AuditRecord, AuditSink } from './types.js';
+import type { AuditEntry, AuditRecord, AuditSink } from './types.js';
 
 /** The `auditTrail` options after validation. */
 export interface ResolvedAudit extends RecordOptions {
@@ -12,7 +13,10 @@ export interface ResolvedAudit extends RecordOptions {
   readonly timeoutMs: number;
 }
 
-/** Appends, giving up after `timeoutMs`: the sink is told (so it drops the record if still queued) and the wait ends. */
+/**
+ * Appends, giving up after `timeoutMs`: the sink is told (so it drops the record if still queued)
+ * and the wait ends. For a sink of the customer's own: an AbortController, a timer and a race.
+ */
 function appendWithin(sink: AuditSink, record: AuditRecord, timeoutMs: number): Promise<unknown> {
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -38,23 +42,42 @@ function logFieldsOf(record: AuditRecord): Record<string, unknown> {
  * redelivery is recorded, as a duplicate when the handler had already succeeded), while any
  * other answer — already a failure the service retries — stands; fail open, every answer stands.
  * Either way the lost entry goes to the logger (without the body), so it can be restored by hand.
+ * The package's own sinks are given the time limit itself (one timer per sink, see
+ * `appendQueue`); a request then costs one promise of the sink's and this one's.
  */
 export function auditListener(audit: ResolvedAudit, logger: ReceiverLogger): RequestFinishedListener {
-  return async (finished) => {
-    let record: AuditRecord | undefined;
+  const { sink, timeoutMs } = audit;
+  const queued = (sink as Partial<QueuedSink>)[APPEND_WITHIN];
+  const append: (record: AuditRecord) => Promise<AuditEntry | unknown> =
+    typeof queued === 'function'
+      ? (record) => queued(record, timeoutMs)
+      : (record) => appendWithin(sink, record, timeoutMs);
+  const failed = (finished: RequestFinished, record: AuditRecord | undefined, error: unknown) => {
+    const closing = audit.failClosed && finished.answer.status === 200;
+    logger.error?.(
+      closing
+        ? 'audit entry not written; answered 503 so the service delivers again'
+        : 'audit entry not written; the answer stands',
+      { ...(record === undefined ? {} : { auditRecord: logFieldsOf(record) }), ...errorFields(error) },
+    );
+    return closing ? errorAnswer(503, 'audit_unavailable', DEFAULT_RETRY_AFTER_SECONDS) : undefined;
+  };
+  const written = (): undefined => undefined;
+  const write = (finished: RequestFinished, record: AuditRecord): Promise<ReceiverAnswer | undefined> =>
+    append(record).then(written, (error: unknown) => failed(finished, record, error));
+  return (finished) => {
+    let built: AuditRecord | Promise<AuditRecord>;
     try {
-      record = await buildAuditRecord(finished, audit);
-      await appendWithin(audit.sink, record, audit.timeoutMs);
-      return undefined;
+      built = buildAuditRecord(finished, audit);
     } catch (error) {
-      const closing = audit.failClosed && finished.answer.status === 200;
-      logger.error?.(
-        closing
-          ? 'audit entry not written; answered 503 so the service delivers again'
-          : 'audit entry not written; the answer stands',
-        { ...(record === undefined ? {} : { auditRecord: logFieldsOf(record) }), ...errorFields(error) },
-      );
-      return closing ? errorAnswer(503, 'audit_unavailable', DEFAULT_RETRY_AFTER_SECONDS) : undefined;
+      return failed(finished, undefined, error);
     }
+    if (built instanceof Promise) {
+      return built.then(
+        (record) => write(finished, record),
+        (error: unknown) => failed(finished, undefined, error),
+      );
+    }
+    return write(finished, built);
   };
 }

@@ -3,6 +3,7 @@ import type { RequestFinishedListener } from '../receiver/request-finished.js';
 import type { AuditTrail } from '../receiver/types.js';
 import { WebhookError } from '../webhook-error.js';
 import { auditListener, type ResolvedAudit } from './audit-listener.js';
+import { redactionList } from './build-audit-record.js';
 import { sha256Hex } from './hash-audit-entry.js';
 import type { AuditOptions } from './types.js';
 
@@ -67,7 +68,7 @@ export function auditTrail(audit: AuditOptions): AuditTrail {
         timeoutMs,
         sha256: typeof audit.sink.sha256 === 'function' ? audit.sink.sha256.bind(audit.sink) : sha256Hex,
         includeBody: audit.includeBody === true,
-        secrets,
+        secrets: redactionList(secrets),
         authKeyLabels: labels('authKeyLabels', audit.authKeyLabels, secrets),
         signingSecretLabels: labels('signingSecretLabels', audit.signingSecretLabels, secrets),
       };

@@ -11,6 +11,7 @@ import {
   callbackAuditSink,
   verifyAuditLog,
 } from '../audit.js';
+import { nodeSha256 } from '../audit-file.js';
 import { createWebhookReceiver, type WebhookReceiverOptions } from '../index.js';
 import { createTestRequest } from '../testing.js';
 
@@ -123,6 +124,26 @@ describe('when the audit sink fails', () => {
     expect(entries.map((entry) => entry.seq)).toEqual([1, 2]);
   });
 
+  it('requests that reach the trail in one turn share one write, the first included', async () => {
+    const batches: number[] = [];
+    // Node's hash answers at once; Web Crypto's in the thread pool, each in a turn of its own.
+    const sink = callbackAuditSink((batch) => void batches.push(batch.length), { sha256: nodeSha256 });
+    const receiver = receiverWith({ sink });
+    const body = new TextEncoder().encode(JSON.stringify(sampleStatusWebhook));
+    const answers = await Promise.all(
+      Array.from({ length: 16 }, (_, index) =>
+        receiver.receive({
+          method: 'POST',
+          header: (name) => ({ authorization: `Bearer ${AUTH_KEY}`, 'webhook-id': `evt_turn_${index}` })[name],
+          readBody: async () => body,
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(Array(16).fill(200));
+    // Before, the first request started a write on its own and the other 15 waited for the next.
+    expect(batches).toEqual([16]);
+  });
+
   it('a failed batch does not advance the chain: later entries still verify', async () => {
     let fail = true;
     const entries: AuditEntry[] = [];
@@ -140,6 +161,23 @@ describe('when the audit sink fails', () => {
 });
 
 describe('what an entry holds', () => {
+  it("the body's SHA-256 from a sink whose hash answers with a thenable rather than a Promise", async () => {
+    const entries: AuditEntry[] = [];
+    const digest = 'ab'.repeat(32);
+    // A thenable as the specification allows: its `then` returns nothing.
+    const thenable = {
+      // biome-ignore lint/suspicious/noThenProperty: a thenable that is not a Promise is the case under test.
+      then(resolve: (value: string) => void): void {
+        resolve(digest);
+      },
+    };
+    const sink = callbackAuditSink((batch) => void entries.push(...batch), {
+      sha256: () => thenable as unknown as Promise<string>,
+    });
+    expect((await receiverWith({ sink }).handle(request('evt_thenable'))).status).toBe(200);
+    expect(entries).toMatchObject([{ webhookId: 'evt_thenable', bodySha256: digest }]);
+  });
+
   it('the raw body only with includeBody; bytes that are not UTF-8 in base64', async () => {
     const log = memoryLog();
     const receiver = receiverWith({ sink: log.sink, includeBody: true });

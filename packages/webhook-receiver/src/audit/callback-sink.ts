@@ -1,6 +1,6 @@
 import { WebhookError } from '../webhook-error.js';
-import { appendQueue } from './append-queue.js';
-import { chainAuditRecords } from './hash-audit-entry.js';
+import { APPEND_WITHIN, appendQueue, type QueuedSink } from './append-queue.js';
+import { chainBatch, sha256Hex, textSha256 } from './hash-audit-entry.js';
 import type { AuditEntry, AuditHead, AuditSink, Sha256 } from './types.js';
 
 /** Options of {@link callbackAuditSink}. */
@@ -45,12 +45,14 @@ export function callbackAuditSink(
     );
   }
   let head: AuditHead | undefined = start;
-  const append = appendQueue(async (records) => {
-    const entries = await chainAuditRecords(head, records, options.sha256);
+  const hashText = textSha256(options.sha256 ?? sha256Hex);
+  const queue = appendQueue(async (records) => {
+    const { entries } = await chainBatch(head, records, hashText, false);
     await write(entries);
     const last = entries[entries.length - 1];
     if (last !== undefined) head = { seq: last.seq, hash: last.hash };
     return entries;
   });
-  return options.sha256 === undefined ? { append } : { append, sha256: options.sha256 };
+  const sink: AuditSink & QueuedSink = { append: queue.append, [APPEND_WITHIN]: queue.appendWithin };
+  return options.sha256 === undefined ? sink : { ...sink, sha256: options.sha256 };
 }

@@ -1,4 +1,5 @@
 import { canonicalJson } from './canonical-json.js';
+import { ownCanonicalJson } from './own-canonical-json.js';
 import type { AuditEntry, AuditHead, AuditRecord, Sha256 } from './types.js';
 
 /** `prevHash` of the first entry of a log. */
@@ -18,6 +19,22 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
 }
 
 /**
+ * Where a {@link Sha256} may keep a way to hash a text's UTF-8 without encoding it first
+ * (`nodeSha256` does: node:crypto hashes a string as it is). Internal; `Symbol.for` so that two
+ * copies of the package agree.
+ */
+export const SHA256_OF_TEXT: unique symbol = Symbol.for('@kyc/webhook-receiver.sha256OfText') as never;
+
+/** SHA-256 of a text's UTF-8, as hex. */
+export type TextSha256 = (text: string) => string | Promise<string>;
+
+/** The text hasher that goes with `sha256`: its own when it has one, else UTF-8 then `sha256`. */
+export function textSha256(sha256: Sha256): TextSha256 {
+  const own = (sha256 as Sha256 & { readonly [SHA256_OF_TEXT]?: TextSha256 })[SHA256_OF_TEXT];
+  return typeof own === 'function' ? own : (text) => sha256(encoder.encode(text));
+}
+
+/**
  * The hash of an entry: SHA-256 of the UTF-8 canonical JSON (sorted keys, RFC 8785) of every
  * field except `hash` itself — `v`, `seq` and `prevHash` included, so an entry cannot be moved.
  */
@@ -29,21 +46,50 @@ export async function hashAuditEntry(
   return sha256(encoder.encode(canonicalJson(rest)));
 }
 
+/** Entries linked after a head, and each one's JSON line (`JSON.stringify` of the entry) when asked for. */
+export interface ChainedBatch {
+  readonly entries: AuditEntry[];
+  readonly lines: string[];
+}
+
+/**
+ * Links records after `head` and writes each entry's line (`JSON.stringify` of the entry, as
+ * before). A record of the receiver's own shape gets its canonical JSON from `ownCanonicalJson`
+ * (fixed key order, no sort); any other from `canonicalJson`: the same text for the same entry.
+ * A hasher that answers at once is not awaited: an await per entry costs a turn of the microtask queue.
+ */
+export async function chainBatch(
+  head: AuditHead | undefined,
+  records: readonly AuditRecord[],
+  sha256OfText: TextSha256,
+  withLines = true,
+): Promise<ChainedBatch> {
+  let seq = head?.seq ?? 0;
+  let prevHash = head?.hash ?? GENESIS_HASH;
+  const entries: AuditEntry[] = [];
+  const lines: string[] = [];
+  for (const record of records) {
+    seq += 1;
+    let canonical = ownCanonicalJson(record, seq, prevHash);
+    if (canonical === undefined) {
+      const { hash: _ignored, ...rest } = { ...record, v: 1, seq, prevHash } as AuditEntry;
+      canonical = canonicalJson(rest);
+    }
+    const digest = sha256OfText(canonical);
+    const hash = typeof digest === 'string' ? digest : await digest;
+    const entry: AuditEntry = { ...record, v: 1, seq, prevHash, hash };
+    entries.push(entry);
+    if (withLines) lines.push(JSON.stringify(entry));
+    prevHash = hash;
+  }
+  return { entries, lines };
+}
+
 /** Links records after `head` (the start of a log when undefined), in order; `sha256` defaults to Web Crypto. */
 export async function chainAuditRecords(
   head: AuditHead | undefined,
   records: readonly AuditRecord[],
   sha256: Sha256 = sha256Hex,
 ): Promise<AuditEntry[]> {
-  let seq = head?.seq ?? 0;
-  let prevHash = head?.hash ?? GENESIS_HASH;
-  const entries: AuditEntry[] = [];
-  for (const record of records) {
-    seq += 1;
-    const unhashed = { ...record, v: 1 as const, seq, prevHash };
-    const hash = await hashAuditEntry(unhashed, sha256);
-    entries.push({ ...unhashed, hash });
-    prevHash = hash;
-  }
-  return entries;
+  return (await chainBatch(head, records, textSha256(sha256), false)).entries;
 }

@@ -1,13 +1,14 @@
+import { constants, write } from 'node:fs';
 import { type FileHandle, mkdir, open, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { WebhookError } from '../webhook-error.js';
-import { appendQueue } from './append-queue.js';
+import { APPEND_WITHIN, appendQueue, type QueuedSink } from './append-queue.js';
 import { auditFileName, listAuditFiles } from './audit-files.js';
 import { takeDirectoryLock } from './directory-lock.js';
-import { chainAuditRecords } from './hash-audit-entry.js';
+import { chainBatch, textSha256 } from './hash-audit-entry.js';
 import { nodeSha256 } from './node-sha256.js';
 import { readLastLine } from './read-last-line.js';
-import type { AuditEntry, AuditHead, AuditSink } from './types.js';
+import type { AuditEntry, AuditHead, AuditRecord, AuditSink } from './types.js';
 
 /** Options of {@link jsonlAuditSink}. */
 export interface JsonlAuditSinkOptions {
@@ -20,8 +21,8 @@ export interface JsonlAuditSinkOptions {
   /** Start a new file when the UTC day changes. Default true. */
   readonly daily?: boolean;
   /**
-   * `batch` (default): `fdatasync` after each batch, before any request of it is answered, so an
-   * acknowledged entry survives a power loss. `none`: leave it to the OS (survives a crash of the
+   * `batch` (default): each batch is on disk before any request of it is answered (an `O_DSYNC`
+   * write, or `fdatasync` where there is no O_DSYNC), so an acknowledged entry survives a power loss. `none`: leave it to the OS (survives a crash of the
    * process, not of the machine) — faster, for logs that are copied elsewhere anyway.
    */
   readonly fsync?: 'batch' | 'none';
@@ -30,10 +31,24 @@ export interface JsonlAuditSinkOptions {
 }
 
 const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
+const hashText = textSha256(nodeSha256);
 const PREFIX = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 function invalid(message: string): never {
   throw new WebhookError('invalid_option', `jsonlAuditSink: ${message}`);
+}
+
+/** Writes all of `bytes` at the end of the file (the callback API: cheaper per call than a FileHandle's). */
+function writeAll(fd: number, bytes: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const from = (offset: number) =>
+      write(fd, bytes, offset, bytes.length - offset, null, (error, written) => {
+        if (error) reject(error);
+        else if (offset + written < bytes.length) from(offset + written);
+        else resolve();
+      });
+    from(0);
+  });
 }
 
 function utcDay(ms: number): string {
@@ -72,6 +87,14 @@ export function jsonlAuditSink(options: JsonlAuditSinkOptions): AuditSink & { cl
   const daily = options.daily ?? true;
   const now = options.now ?? Date.now;
   const { directory } = options;
+
+  // With `fsync: 'batch'`, a file opened with O_DSYNC makes each write return once its data is
+  // durable, as write + fdatasync would: one call to the thread pool per batch rather than two
+  // (each hand-over to it cost ~50 µs of CPU here). Where there is no O_DSYNC, fdatasync follows.
+  const syncedWrites = fsync === 'batch' && constants.O_DSYNC !== undefined;
+  const appendFlags = syncedWrites
+    ? constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC
+    : 'a';
 
   let started: Promise<void> | undefined;
   let releaseLock: (() => Promise<void>) | undefined;
@@ -131,25 +154,25 @@ export function jsonlAuditSink(options: JsonlAuditSinkOptions): AuditSink & { cl
       const newest = (await listAuditFiles(directory, prefix, files)).at(-1);
       // Keep appending to the newest file after a restart, unless it is full or of another day.
       if (newest !== undefined && newest.size + bytes <= maxFileBytes && (!daily || newest.day === day)) {
-        file = { handle: await open(join(directory, newest.name), 'a'), day: newest.day, size: newest.size };
+        file = { handle: await open(join(directory, newest.name), appendFlags), day: newest.day, size: newest.size };
       } else {
-        file = { handle: await open(join(directory, auditFileName(prefix, firstSeq, day)), 'a'), day, size: 0 };
+        file = { handle: await open(join(directory, auditFileName(prefix, firstSeq, day)), appendFlags), day, size: 0 };
         if (fsync === 'batch') await syncDirectory();
       }
     }
     return file;
   };
 
-  const append = appendQueue(async (records) => {
+  const write = async (records: readonly AuditRecord[]) => {
     if (closed) throw new Error('jsonlAuditSink: the sink is closed');
     await start();
-    const entries = await chainAuditRecords(head, records, nodeSha256);
-    const text = `${entries.map((entry) => JSON.stringify(entry)).join('\n')}\n`;
-    const bytes = Buffer.byteLength(text);
+    const { entries, lines } = await chainBatch(head, records, hashText);
+    const data = Buffer.from(`${lines.join('\n')}\n`);
+    const bytes = data.length;
     const target = await fileFor(entries[0]?.seq ?? 1, bytes);
     try {
-      await target.handle.write(text);
-      if (fsync === 'batch') await target.handle.datasync();
+      await writeAll(target.handle.fd, data);
+      if (fsync === 'batch' && !syncedWrites) await target.handle.datasync();
     } catch (error) {
       // Cut a partial write back so the file ends on a whole entry; if even that fails, reopen later.
       await target.handle.truncate(target.size).catch(async () => {
@@ -164,10 +187,13 @@ export function jsonlAuditSink(options: JsonlAuditSinkOptions): AuditSink & { cl
     const last = entries[entries.length - 1];
     if (last !== undefined) head = { seq: last.seq, hash: last.hash };
     return entries;
-  });
+  };
+  // The requests of one turn of the event loop share a write and its fdatasync.
+  const queue = appendQueue(write, { defer: setImmediate });
 
-  return {
-    append,
+  const sink: AuditSink & QueuedSink & { close(): Promise<void> } = {
+    append: queue.append,
+    [APPEND_WITHIN]: queue.appendWithin,
     sha256: nodeSha256,
     async close() {
       closed = true;
@@ -177,4 +203,5 @@ export function jsonlAuditSink(options: JsonlAuditSinkOptions): AuditSink & { cl
       await releaseLock?.();
     },
   };
+  return sink;
 }

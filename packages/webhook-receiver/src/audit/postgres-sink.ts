@@ -1,9 +1,9 @@
 import type { PostgresLikeClient } from '../idempotency/postgres.js';
 import { WebhookError } from '../webhook-error.js';
-import { appendQueue } from './append-queue.js';
-import { chainAuditRecords } from './hash-audit-entry.js';
+import { APPEND_WITHIN, appendQueue, type QueuedSink } from './append-queue.js';
+import { chainBatch, sha256Hex, textSha256 } from './hash-audit-entry.js';
 import { auditTableNames, type PostgresAuditOptions } from './postgres-audit-table.js';
-import type { AuditHead, AuditSink, Sha256 } from './types.js';
+import type { AuditHead, AuditRecord, AuditSink, Sha256 } from './types.js';
 
 /** Options of {@link postgresAuditSink}. */
 export interface PostgresAuditSinkOptions extends PostgresAuditOptions {
@@ -44,10 +44,16 @@ export function postgresAuditSink(client: PostgresLikeClient, options: PostgresA
   }
   const { table } = auditTableNames(options, 'postgresAuditSink');
   const headSql = `SELECT seq, hash FROM ${table} ORDER BY seq DESC LIMIT 1`;
+  // Two JSON parameters rather than eight arrays: the driver escapes every element of an array
+  // parameter in JavaScript, and an entry is mostly quotes. $1 holds the lookup columns of each
+  // entry (their NULs already replaced: Postgres cannot take one out of JSON into text); $2 the
+  // entries themselves, whose text json_array_elements keeps exactly as written.
   const insertSql = `INSERT INTO ${table} (seq, prev_hash, hash, received_at, session_id, webhook_id, outcome, entry)
-    SELECT s, p, h, r, si, w, o, e::json
-    FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::text[])
-      AS u(s, p, h, r, si, w, o, e)`;
+    SELECT (c.value->>0)::bigint, c.value->>1, c.value->>2, (c.value->>3)::timestamptz, c.value->>4, c.value->>5,
+      c.value->>6, e.value
+    FROM json_array_elements($1::json) WITH ORDINALITY AS c(value, n)
+    JOIN json_array_elements($2::json) WITH ORDINALITY AS e(value, n) ON e.n = c.n`;
+  const hashText = textSha256(options.sha256 ?? sha256Hex);
   let head: AuditHead | undefined;
   let known = false;
 
@@ -57,21 +63,21 @@ export function postgresAuditSink(client: PostgresLikeClient, options: PostgresA
     known = true;
   };
 
-  const append = appendQueue(async (records) => {
+  const write = async (records: readonly AuditRecord[]) => {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       if (!known) await readHead();
-      const entries = await chainAuditRecords(head, records, options.sha256);
+      const { entries, lines } = await chainBatch(head, records, hashText);
       try {
-        await client.query(insertSql, [
-          entries.map((entry) => entry.seq),
-          entries.map((entry) => entry.prevHash),
-          entries.map((entry) => entry.hash),
-          entries.map((entry) => entry.receivedAt),
-          entries.map((entry) => column(entry.sessionId)),
-          entries.map((entry) => column(entry.webhookId)),
-          entries.map((entry) => entry.outcome),
-          entries.map((entry) => JSON.stringify(entry)),
+        const columns = entries.map((entry) => [
+          entry.seq,
+          entry.prevHash,
+          entry.hash,
+          column(entry.receivedAt),
+          column(entry.sessionId),
+          column(entry.webhookId),
+          column(entry.outcome),
         ]);
+        await client.query(insertSql, [JSON.stringify(columns), `[${lines.join(',')}]`]);
       } catch (error) {
         known = false;
         if (!isUniqueViolation(error)) throw error;
@@ -84,6 +90,9 @@ export function postgresAuditSink(client: PostgresLikeClient, options: PostgresA
       return entries;
     }
     throw new Error(`postgresAuditSink: the log's head kept moving (${MAX_ROUNDS} rounds)`);
-  });
-  return options.sha256 === undefined ? { append } : { append, sha256: options.sha256 };
+  };
+  // The requests of one turn of the event loop share an INSERT (setImmediate where there is one).
+  const queue = appendQueue(write, { defer: typeof setImmediate === 'function' ? setImmediate : queueMicrotask });
+  const sink: AuditSink & QueuedSink = { append: queue.append, [APPEND_WITHIN]: queue.appendWithin };
+  return options.sha256 === undefined ? sink : { ...sink, sha256: options.sha256 };
 }

@@ -107,6 +107,41 @@ describe('createWebhookReceiver options', () => {
     expect(runs).toBe(0);
   });
 
+  it('answers 200 once the handler ran, whatever the store answers its completion with: a thenable, a throw', async () => {
+    const memory = memoryIdempotencyStore();
+    // A thenable as the specification allows: its `then` returns nothing.
+    const thenable = (value: boolean) => ({
+      // biome-ignore lint/suspicious/noThenProperty: a thenable that is not a Promise is the case under test.
+      then(resolve: (value: boolean) => void): void {
+        resolve(value);
+      },
+    });
+    const stores: IdempotencyStore[] = [
+      { ...memory, complete: () => thenable(true) as unknown as Promise<boolean> },
+      {
+        ...memory,
+        complete: () => {
+          throw new Error('store gone');
+        },
+      },
+    ];
+    for (const [index, store] of stores.entries()) {
+      let runs = 0;
+      const receiver = createWebhookReceiver({
+        authKeys: AUTH_KEY,
+        idempotencyStore: store,
+        logger: {},
+        onEvent: () => void runs++,
+      });
+      const request = new Request(
+        'http://r.test/',
+        requestInit(authorized(sampleStatusWebhook, { [HEADERS.webhookId]: `evt_complete_${index}` })),
+      );
+      expect((await receiver.handle(request)).status).toBe(200);
+      expect(runs).toBe(1);
+    }
+  });
+
   describe('a handler that outlives its claim lease', () => {
     // Renewed every 400 ms: the 409 survives an event-loop stall of up to 800 ms on a loaded machine.
     const LEASE_MS = 1200;

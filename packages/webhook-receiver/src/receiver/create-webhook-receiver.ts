@@ -2,85 +2,111 @@ import { CONTENT_LENGTH_HEADER, HEADERS, WEBHOOK_METHOD } from '@kyc/contracts/w
 import type { ClaimResult } from '../idempotency/store.js';
 import { AUTH_MALFORMED, AUTH_MISSING, matchAuthorization } from '../match-authorization.js';
 import { type KycWebhookEvent, parseWebhook } from '../parse-webhook.js';
+import type { StandardWebhooksVerifier } from '../signatures/standard-webhooks.js';
 import { isWebhookError } from '../webhook-error.js';
 import { acceptedAnswer, DEFAULT_RETRY_AFTER_SECONDS, errorAnswer } from './answers.js';
 import { errorFields } from './error-fields.js';
-import { readWebBody } from './read-web-body.js';
-import { finishRequest, type RequestTrace, startTrace } from './request-finished.js';
+import type { AnswerCode } from './outcome.js';
+import { finishRequest, RequestTrace } from './request-finished.js';
 import { type ResolvedOptions, resolveOptions } from './resolve-options.js';
 import { runClaimed } from './run-claimed.js';
 import type { ReceiverAnswer, ReceiverInput, WebhookReceiver, WebhookReceiverOptions } from './types.js';
+import { WebRequestInput } from './web-request-input.js';
 
 function headerOf(input: ReceiverInput, name: string): string | undefined {
   const value = input.header(name);
   return typeof value === 'string' ? value : undefined;
 }
 
-async function claim(options: ResolvedOptions, event: KycWebhookEvent): Promise<ClaimResult | undefined> {
-  try {
-    return await options.store.claim(event.idempotencyKey, { leaseMs: options.leaseMs });
-  } catch (error) {
-    options.logger.error?.('idempotency store: claim failed', {
-      idempotencyKey: event.idempotencyKey,
-      ...errorFields(error),
-    });
-    return undefined;
-  }
+function refuse(
+  options: ResolvedOptions,
+  status: number,
+  code: AnswerCode,
+  extra?: Record<string, unknown>,
+): ReceiverAnswer {
+  options.logger.warn?.('webhook rejected', { status, code, ...extra });
+  return errorAnswer(status, code);
 }
 
-/** Each DESIGN "Receiver behaviour" row, in the order a request meets them. */
-async function receive(options: ResolvedOptions, input: ReceiverInput, trace: RequestTrace): Promise<ReceiverAnswer> {
-  const { logger } = options;
-  const reject = (status: number, code: Parameters<typeof errorAnswer>[1], extra: Record<string, unknown> = {}) => {
-    logger.warn?.('webhook rejected', { status, code, ...extra });
-    return errorAnswer(status, code);
-  };
-
-  if (input.method.toUpperCase() !== WEBHOOK_METHOD) return reject(405, 'method_not_allowed');
+/** The rows decided by the method and the headers alone, before a byte of the body is read. */
+function checkHead(options: ResolvedOptions, input: ReceiverInput, trace: RequestTrace): ReceiverAnswer | undefined {
+  const { method } = input;
+  if (method !== WEBHOOK_METHOD && method.toUpperCase() !== WEBHOOK_METHOD)
+    return refuse(options, 405, 'method_not_allowed');
 
   // A declared length over the limit is refused before a byte is read.
   const declared = Number(headerOf(input, CONTENT_LENGTH_HEADER) ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > options.maxBodyBytes) return reject(413, 'body_too_large');
+  if (Number.isFinite(declared) && declared > options.maxBodyBytes) return refuse(options, 413, 'body_too_large');
 
   if (options.authKeys !== undefined) {
     const matched = matchAuthorization(headerOf(input, HEADERS.authorization), options.authKeys);
     if (matched < 0) {
-      return reject(
+      return refuse(
+        options,
         401,
         matched === AUTH_MISSING ? 'missing_auth' : matched === AUTH_MALFORMED ? 'malformed_auth' : 'invalid_auth',
       );
     }
     trace.authKeyIndex = matched;
   }
+  return undefined;
+}
+
+function bodyRefused(options: ResolvedOptions, error: unknown): ReceiverAnswer {
+  if (isWebhookError(error) && error.code === 'body_too_large') return refuse(options, 413, 'body_too_large');
+  if (isWebhookError(error) && error.code === 'body_unreadable')
+    return refuse(options, 400, 'invalid_body', { reason: error.code });
+  // The framework consumed or parsed the body: our set-up is wrong, not the sender's request.
+  options.logger.error?.(
+    error instanceof Error ? error.message : 'the request body could not be read',
+    errorFields(error),
+  );
+  return errorAnswer(500, 'receiver_misconfigured');
+}
+
+async function checkSignature(
+  options: ResolvedOptions,
+  signatures: StandardWebhooksVerifier,
+  input: ReceiverInput,
+  body: Uint8Array,
+  trace: RequestTrace,
+): Promise<ReceiverAnswer | undefined> {
+  const headers = {
+    id: trace.webhookId,
+    timestamp: headerOf(input, HEADERS.webhookTimestamp),
+    signature: headerOf(input, HEADERS.webhookSignature),
+  };
+  // Web Crypto rejecting (a runtime without HMAC, say) must refuse the delivery, never crash the request.
+  const signature = await signatures.verify(headers, body).catch((error: unknown) => {
+    options.logger.error?.('signature verification failed to run', errorFields(error));
+    return { ok: false, code: 'invalid_signature' } as const;
+  });
+  trace.signature = { verified: signature.ok, secretIndex: signature.ok ? signature.secretIndex : undefined };
+  return signature.ok ? undefined : refuse(options, 401, signature.code);
+}
+
+/**
+ * Each DESIGN "Receiver behaviour" row, in the order a request meets them. One async function
+ * whose only awaits are the body, the signature (when configured), the store and the handler:
+ * each further async layer would cost every request a promise and a turn of the microtask queue.
+ */
+async function receive(options: ResolvedOptions, input: ReceiverInput, trace: RequestTrace): Promise<ReceiverAnswer> {
+  const refused = checkHead(options, input, trace);
+  if (refused !== undefined) return refused;
 
   let body: Uint8Array;
   try {
     body = await input.readBody(options.maxBodyBytes);
   } catch (error) {
-    if (isWebhookError(error) && error.code === 'body_too_large') return reject(413, 'body_too_large');
-    if (isWebhookError(error) && error.code === 'body_unreadable')
-      return reject(400, 'invalid_body', { reason: error.code });
-    // The framework consumed or parsed the body: our set-up is wrong, not the sender's request.
-    logger.error?.(error instanceof Error ? error.message : 'the request body could not be read', errorFields(error));
-    return errorAnswer(500, 'receiver_misconfigured');
+    return bodyRefused(options, error);
   }
   trace.body = body;
 
   const webhookId = headerOf(input, HEADERS.webhookId);
   trace.webhookId = webhookId;
   if (options.signatures !== undefined) {
-    const headers = {
-      id: webhookId,
-      timestamp: headerOf(input, HEADERS.webhookTimestamp),
-      signature: headerOf(input, HEADERS.webhookSignature),
-    };
-    // Web Crypto rejecting (a runtime without HMAC, say) must refuse the delivery, never crash the request.
-    const signature = await options.signatures.verify(headers, body).catch((error: unknown) => {
-      logger.error?.('signature verification failed to run', errorFields(error));
-      return { ok: false, code: 'invalid_signature' } as const;
-    });
-    trace.signature = { verified: signature.ok, secretIndex: signature.ok ? signature.secretIndex : undefined };
-    if (!signature.ok) return reject(401, signature.code);
+    const unsigned = await checkSignature(options, options.signatures, input, body, trace);
+    if (unsigned !== undefined) return unsigned;
   }
 
   let event: KycWebhookEvent;
@@ -89,21 +115,33 @@ async function receive(options: ResolvedOptions, input: ReceiverInput, trace: Re
   } catch (error) {
     const code = isWebhookError(error) ? error.code : 'invalid_body';
     const issues = isWebhookError(error) ? error.issues.slice(0, 5) : [];
-    return reject(400, 'invalid_body', { reason: code, issues });
+    return refuse(options, 400, 'invalid_body', { reason: code, issues });
   }
   trace.event = event;
 
-  const claimed = await claim(options, event);
-  if (claimed === undefined) return errorAnswer(503, 'store_unavailable', DEFAULT_RETRY_AFTER_SECONDS);
+  const key = event.idempotencyKey;
+  let claimed: ClaimResult;
+  try {
+    claimed = await options.store.claim(key, options.claimOptions);
+  } catch (error) {
+    options.logger.error?.('idempotency store: claim failed', { idempotencyKey: key, ...errorFields(error) });
+    return errorAnswer(503, 'store_unavailable', DEFAULT_RETRY_AFTER_SECONDS);
+  }
   if (claimed.outcome === 'completed') {
-    logger.info?.('webhook already processed; handler not run', { idempotencyKey: event.idempotencyKey });
+    options.logger.info?.('webhook already processed; handler not run', { idempotencyKey: key });
     return acceptedAnswer(true);
   }
   if (claimed.outcome === 'in_progress') {
-    logger.info?.('webhook in progress elsewhere; answered 409', { idempotencyKey: event.idempotencyKey });
+    options.logger.info?.('webhook in progress elsewhere; answered 409', { idempotencyKey: key });
     return errorAnswer(409, 'in_progress', Math.max(1, claimed.retryAfterMs / 1000));
   }
-  return runClaimed(options, event, claimed.token, input, trace);
+  // `return await`: returning the promise itself would cost two more turns of the microtask queue.
+  return await runClaimed(options, event, claimed.token, input, trace);
+}
+
+/** The answer as a Fetch API response, with a fresh headers object: some runtimes (e.g. @hono/node-server) write to it. */
+function toResponse(answer: ReceiverAnswer): Response {
+  return new Response(answer.body, { status: answer.status, headers: { ...answer.headers } });
 }
 
 /**
@@ -129,21 +167,25 @@ async function receive(options: ResolvedOptions, input: ReceiverInput, trace: Re
 export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookReceiver {
   const resolved = resolveOptions(options);
   const { listeners, logger, now } = resolved;
-  const run = async (input: ReceiverInput): Promise<ReceiverAnswer> => {
-    const trace = startTrace(now(), (name) => headerOf(input, name));
-    const answer = await receive(resolved, input, trace);
-    return listeners.length === 0 ? answer : finishRequest(listeners, trace, answer, logger);
+  // Without listeners (no audit trail, no telemetry) the answer goes straight back; the list can
+  // shrink after the first request (telemetry without @opentelemetry/api), so it is read each time.
+  const run = (input: ReceiverInput): Promise<ReceiverAnswer> => {
+    const trace = new RequestTrace(now(), input);
+    const answered = receive(resolved, input, trace);
+    if (listeners.length === 0) return answered;
+    return answered.then((answer) => finishRequest(listeners, trace, answer, logger));
   };
   const receiver: WebhookReceiver = {
     receive: run,
-    async handle(request) {
-      const answer = await run({
-        method: request.method,
-        header: (name) => request.headers.get(name),
-        readBody: (maxBytes) => readWebBody(request, maxBytes),
-      });
-      // A fresh headers object: some runtimes (e.g. @hono/node-server) write to it.
-      return new Response(answer.body, { status: answer.status, headers: { ...answer.headers } });
+    // Not async: the response is made on the receiver's own promise, with no layer on top.
+    handle(request) {
+      let answered: Promise<ReceiverAnswer>;
+      try {
+        answered = run(new WebRequestInput(request));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return answered.then(toResponse);
     },
   };
   return receiver;

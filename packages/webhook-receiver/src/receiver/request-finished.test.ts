@@ -8,7 +8,7 @@ const ok = { outcome: 'processed', status: 200, headers: {}, body: '{}' } satisf
 describe('the request-finished seam', () => {
   it('runs listeners in order; a replacement answer is seen by the next listener and returned', async () => {
     const seen: string[] = [];
-    const trace = startTrace(1_700_000_000_000, () => undefined);
+    const trace = startTrace(1_700_000_000_000, { header: () => undefined });
     const answer = await finishRequest(
       [
         (finished) => {
@@ -39,7 +39,7 @@ describe('the request-finished seam', () => {
         },
         () => Promise.reject(new Error('async boom')),
       ],
-      startTrace(0, () => undefined),
+      startTrace(0, { header: () => undefined }),
       ok,
       { error: (message, fields) => lines.push(`${message} ${String(fields?.errorMessage)}`) },
     );

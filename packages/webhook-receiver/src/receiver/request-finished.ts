@@ -1,6 +1,7 @@
 import type { KycWebhookEvent } from '../parse-webhook.js';
 import { errorFields } from './error-fields.js';
-import type { ReceiverAnswer, ReceiverLogger } from './types.js';
+import { isThenable } from './is-thenable.js';
+import type { ReceiverAnswer, ReceiverInput, ReceiverLogger } from './types.js';
 
 /**
  * The internal "request finished" event: one per request that reached `receive`, whatever the
@@ -45,45 +46,93 @@ export type RequestFinishedListener = (
   finished: RequestFinished,
 ) => ReceiverAnswer | undefined | Promise<ReceiverAnswer | undefined>;
 
-/** The same event while `receive` fills it in. */
-export type RequestTrace = { -readonly [K in keyof RequestFinished]: RequestFinished[K] } & {
-  /** `performance.now()` at the start. */
-  readonly startedAt: number;
-};
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-/** A fresh trace for one request. */
-export function startTrace(receivedAt: number, header: (name: string) => string | undefined): RequestTrace {
-  return {
-    answer: undefined as unknown as ReceiverAnswer,
-    receivedAt,
-    startedAt: performance.now(),
-    durationMs: 0,
-    handlerMs: undefined,
-    webhookId: undefined,
-    event: undefined,
-    body: undefined,
-    authKeyIndex: undefined,
-    signature: undefined,
-    header,
-  };
+/**
+ * The same event while `receive` fills it in. A class, so that every request's trace has one
+ * shape and reads its headers through the request itself rather than through a new closure.
+ */
+export class RequestTrace implements Mutable<Omit<RequestFinished, 'header'>> {
+  answer = undefined as unknown as ReceiverAnswer;
+  /** `performance.now()` at the start. */
+  readonly startedAt = performance.now();
+  durationMs = 0;
+  handlerMs: number | undefined = undefined;
+  webhookId: string | undefined = undefined;
+  event: KycWebhookEvent | undefined = undefined;
+  body: Uint8Array | undefined = undefined;
+  authKeyIndex: number | undefined = undefined;
+  signature: RequestFinished['signature'] = undefined;
+
+  constructor(
+    readonly receivedAt: number,
+    private readonly input: Pick<ReceiverInput, 'header'>,
+  ) {}
+
+  header(name: string): string | undefined {
+    const value = this.input.header(name);
+    return typeof value === 'string' ? value : undefined;
+  }
 }
 
-/** Runs every listener on the finished trace and returns the answer to send. */
-export async function finishRequest(
+/** A fresh trace for one request. */
+export function startTrace(receivedAt: number, input: Pick<ReceiverInput, 'header'>): RequestTrace {
+  return new RequestTrace(receivedAt, input);
+}
+
+/**
+ * Runs every listener on the finished trace and returns the answer to send: at once when every
+ * listener answers at once (telemetry), a promise from the first that answers with one (the
+ * audit trail). Not an async function: an async layer per request costs a promise, its frame and
+ * a turn of the microtask queue, for nothing when no listener waits.
+ */
+export function finishRequest(
   listeners: readonly RequestFinishedListener[],
   trace: RequestTrace,
   answer: ReceiverAnswer,
   logger: ReceiverLogger,
-): Promise<ReceiverAnswer> {
+): ReceiverAnswer | Promise<ReceiverAnswer> {
   trace.answer = answer;
   trace.durationMs = performance.now() - trace.startedAt;
-  for (const listener of listeners) {
+  return runListeners(listeners, 0, trace, logger);
+}
+
+function failed(logger: ReceiverLogger, error: unknown): void {
+  logger.error?.('a request-finished listener failed; the answer stands', errorFields(error));
+}
+
+function runListeners(
+  listeners: readonly RequestFinishedListener[],
+  from: number,
+  trace: RequestTrace,
+  logger: ReceiverLogger,
+): ReceiverAnswer | Promise<ReceiverAnswer> {
+  for (let index = from; index < listeners.length; index++) {
+    let replaced: ReturnType<RequestFinishedListener>;
     try {
-      const replaced = await listener(trace);
-      if (replaced !== undefined) trace.answer = replaced;
+      replaced = (listeners[index] as RequestFinishedListener)(trace);
     } catch (error) {
-      logger.error?.('a request-finished listener failed; the answer stands', errorFields(error));
+      failed(logger, error);
+      continue;
     }
+    if (isThenable(replaced)) return awaitListener(replaced, listeners, index, trace, logger);
+    if (replaced !== undefined) trace.answer = replaced;
   }
   return trace.answer;
+}
+
+async function awaitListener(
+  pending: PromiseLike<ReceiverAnswer | undefined>,
+  listeners: readonly RequestFinishedListener[],
+  index: number,
+  trace: RequestTrace,
+  logger: ReceiverLogger,
+): Promise<ReceiverAnswer> {
+  try {
+    const replaced = await pending;
+    if (replaced !== undefined) trace.answer = replaced;
+  } catch (error) {
+    failed(logger, error);
+  }
+  return await runListeners(listeners, index + 1, trace, logger);
 }

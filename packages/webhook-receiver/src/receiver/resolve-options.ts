@@ -6,7 +6,7 @@ import {
   DEFAULT_MAX_BODY_BYTES,
 } from '@kyc/contracts/webhook-reader';
 import { memoryIdempotencyStore } from '../idempotency/memory.js';
-import type { IdempotencyStore } from '../idempotency/store.js';
+import type { ClaimOptions, CompleteOptions, IdempotencyStore } from '../idempotency/store.js';
 import { createStandardWebhooksVerifier, type StandardWebhooksVerifier } from '../signatures/standard-webhooks.js';
 import { telemetryListener } from '../telemetry/telemetry-listener.js';
 import { WebhookError } from '../webhook-error.js';
@@ -24,6 +24,9 @@ export interface ResolvedOptions {
   readonly handlerTimeoutMs: number;
   readonly ttlMs: number;
   readonly leaseMs: number;
+  /** `{ leaseMs }` and `{ ttlMs }`, built once rather than on every claim and completion. */
+  readonly claimOptions: ClaimOptions;
+  readonly completeOptions: CompleteOptions;
   readonly signatures: StandardWebhooksVerifier | undefined;
   readonly logger: ReceiverLogger;
   /** Milliseconds since the epoch: signature timestamps and `RequestFinished.receivedAt`. */
@@ -122,6 +125,14 @@ export function resolveOptions(options: WebhookReceiverOptions): ResolvedOptions
   }
   // Last: it reports the answer the sender really gets.
   telemetryListener(options.telemetry ?? undefined, options.trustTraceContext === true, listeners);
+  const ttlMs = positive('idempotencyTtlMs', options.idempotencyTtlMs, DEFAULT_IDEMPOTENCY_TTL_MS);
+  // The lease is renewed on a timer every third of it.
+  const leaseMs = positive(
+    'idempotencyLeaseMs',
+    options.idempotencyLeaseMs,
+    DEFAULT_IDEMPOTENCY_LEASE_MS,
+    MAX_TIMER_MS,
+  );
   return {
     authKeys,
     onEvent: options.onEvent,
@@ -129,9 +140,10 @@ export function resolveOptions(options: WebhookReceiverOptions): ResolvedOptions
     maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
     strict: options.strict === true,
     handlerTimeoutMs: positive('handlerTimeoutMs', options.handlerTimeoutMs, DEFAULT_HANDLER_TIMEOUT_MS, MAX_TIMER_MS),
-    ttlMs: positive('idempotencyTtlMs', options.idempotencyTtlMs, DEFAULT_IDEMPOTENCY_TTL_MS),
-    // The lease is renewed on a timer every third of it.
-    leaseMs: positive('idempotencyLeaseMs', options.idempotencyLeaseMs, DEFAULT_IDEMPOTENCY_LEASE_MS, MAX_TIMER_MS),
+    ttlMs,
+    leaseMs,
+    claimOptions: Object.freeze({ leaseMs }),
+    completeOptions: Object.freeze({ ttlMs }),
     signatures:
       secrets === undefined
         ? undefined

@@ -2,73 +2,85 @@ import type { KycWebhookEvent } from '../parse-webhook.js';
 import { acceptedAnswer, DEFAULT_RETRY_AFTER_SECONDS, errorAnswer } from './answers.js';
 import { errorFields } from './error-fields.js';
 import { HandlerContext } from './handler-context.js';
+import { isThenable } from './is-thenable.js';
 import { keepClaim } from './keep-claim.js';
 import type { RequestTrace } from './request-finished.js';
 import type { ResolvedOptions } from './resolve-options.js';
 import type { ReceiverAnswer, ReceiverInput } from './types.js';
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+/** Log fields of an event (never its body), and of an error when there is one. */
+function eventFields(event: KycWebhookEvent, error?: unknown): Record<string, unknown> {
+  const fields = { idempotencyKey: event.idempotencyKey, sessionId: event.sessionId };
+  return error === undefined ? fields : { ...fields, ...errorFields(error) };
 }
 
-/**
- * Runs one claimed event — the DESIGN rows "handler runs once", "handler throws" (500, claim
- * released) and "still running after 25 s" (503, claim kept — its lease renewed — until the
- * handler really ends).
- */
-export async function runClaimed(
+/** The handler threw or rejected: release the claim so a retry runs it, answer 500. */
+async function failed(
   options: ResolvedOptions,
   event: KycWebhookEvent,
   token: string,
-  input: ReceiverInput,
-  trace: RequestTrace,
+  error: unknown,
 ): Promise<ReceiverAnswer> {
-  const { store, logger } = options;
-  const key = event.idempotencyKey;
-  const fields = { idempotencyKey: key, sessionId: event.sessionId };
-  const context = new HandlerContext(key, event.webhookId, input);
+  const { logger } = options;
+  logger.error?.('webhook handler failed; claim released so a retry runs it', eventFields(event, error));
+  try {
+    await options.store.release(event.idempotencyKey, token);
+  } catch (releaseError) {
+    logger.error?.('idempotency store: release failed', eventFields(event, releaseError));
+  }
+  return errorAnswer(500, 'handler_failed');
+}
 
-  const failed = async (error: unknown): Promise<ReceiverAnswer> => {
-    logger.error?.('webhook handler failed; claim released so a retry runs it', { ...fields, ...errorFields(error) });
-    await store.release(key, token).catch((releaseError: unknown) => {
-      logger.error?.('idempotency store: release failed', { ...fields, ...errorFields(releaseError) });
-    });
-    return errorAnswer(500, 'handler_failed');
-  };
-  const completed = async (): Promise<ReceiverAnswer> => {
-    // The work is done: a store failure now must not make the sender run it again, so answer 200 anyway.
-    await store.complete(key, token, { ttlMs: options.ttlMs }).catch((completeError: unknown) => {
-      logger.error?.('idempotency store: complete failed', { ...fields, ...errorFields(completeError) });
-    });
-    logger.info?.('webhook processed', fields);
+/**
+ * The handler succeeded: record it, answer 200 — even when the store fails now, since the work
+ * is done and must not run again. A `.then` on the store's promise rather than an async
+ * function: every request that runs a handler comes here, and an async frame was the larger
+ * allocation.
+ */
+function completed(options: ResolvedOptions, event: KycWebhookEvent, token: string): Promise<ReceiverAnswer> {
+  const { logger } = options;
+  const done = () => {
+    logger.info?.('webhook processed', eventFields(event));
     return acceptedAnswer(false);
   };
-
-  const handlerStart = performance.now();
-  const ended = () => {
-    trace.handlerMs = performance.now() - handlerStart;
+  const lost = (error: unknown) => {
+    logger.error?.('idempotency store: complete failed', eventFields(event, error));
+    return done();
   };
-  let result: unknown;
   try {
-    result = options.onEvent(event, context);
+    // Promise.resolve: a store may answer with any thenable; a native promise passes as it is.
+    return Promise.resolve(options.store.complete(event.idempotencyKey, token, options.completeOptions)).then(
+      done,
+      lost,
+    );
   } catch (error) {
-    ended();
-    return failed(error);
+    return Promise.resolve(lost(error));
   }
-  // A synchronous handler has already ended: no timer needed.
-  if (!isThenable(result)) {
-    ended();
-    return completed();
-  }
-  const stopKeeping = keepClaim(options, key, token, fields);
+}
+
+/**
+ * An asynchronous handler: the claim is kept alive while it runs, and after `handlerTimeoutMs`
+ * the answer is 503 while the handler goes on (the claim stays until it really ends).
+ */
+async function awaitHandler(
+  options: ResolvedOptions,
+  event: KycWebhookEvent,
+  token: string,
+  context: HandlerContext,
+  result: PromiseLike<unknown>,
+  ended: () => void,
+): Promise<ReceiverAnswer> {
+  const { logger } = options;
+  const fields = eventFields(event);
+  const stopKeeping = keepClaim(options, event.idempotencyKey, token, fields);
   const settled = Promise.resolve(result).then(
     () => {
       ended();
-      return stopKeeping().then(completed);
+      return stopKeeping().then(() => completed(options, event, token));
     },
     (error: unknown) => {
       ended();
-      return stopKeeping().then(() => failed(error));
+      return stopKeeping().then(() => failed(options, event, token, error));
     },
   );
 
@@ -89,4 +101,38 @@ export async function runClaimed(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Runs one claimed event — the DESIGN rows "handler runs once", "handler throws" (500, claim
+ * released) and "still running after 25 s" (503, claim kept — its lease renewed — until the
+ * handler really ends). A handler that returns without a promise has already ended: no timer,
+ * no lease renewal, no promise beyond the store's. Not itself async: the caller awaits the one
+ * promise it returns.
+ */
+export function runClaimed(
+  options: ResolvedOptions,
+  event: KycWebhookEvent,
+  token: string,
+  input: ReceiverInput,
+  trace: RequestTrace,
+): Promise<ReceiverAnswer> {
+  const context = new HandlerContext(event.idempotencyKey, event.webhookId, input);
+  const handlerStart = performance.now();
+  let result: unknown;
+  try {
+    result = options.onEvent(event, context);
+  } catch (error) {
+    trace.handlerMs = performance.now() - handlerStart;
+    return failed(options, event, token, error);
+  }
+  if (!isThenable(result)) {
+    trace.handlerMs = performance.now() - handlerStart;
+    return completed(options, event, token);
+  }
+  // The timeout may end the wait first: only the first end counts.
+  const ended = () => {
+    trace.handlerMs ??= performance.now() - handlerStart;
+  };
+  return awaitHandler(options, event, token, context, result, ended);
 }

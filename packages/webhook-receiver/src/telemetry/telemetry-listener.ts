@@ -31,15 +31,24 @@ function instrument(api: OtelApi, options: ReceiverTelemetryOptions, trustTraceC
     keys: () => [TRACEPARENT, TRACESTATE],
     get: (carrier: RequestFinished, key: string) => carrier.header(key),
   };
+  // One attributes object per outcome (a vocabulary of ten), not one per request and instrument.
+  const byOutcome = new Map<string, Attributes>();
+  const attributesOf = (outcome: string): Attributes => {
+    let attributes = byOutcome.get(outcome);
+    if (attributes === undefined) {
+      attributes = Object.freeze({ outcome });
+      byOutcome.set(outcome, attributes);
+    }
+    return attributes;
+  };
 
   return {
     api,
     record(finished) {
       const { answer } = finished;
-      received.add(1, { outcome: answer.outcome });
-      if (finished.handlerMs !== undefined) {
-        handlerDuration.record(finished.handlerMs / 1000, { outcome: answer.outcome });
-      }
+      const attributes = attributesOf(answer.outcome);
+      received.add(1, attributes);
+      if (finished.handlerMs !== undefined) handlerDuration.record(finished.handlerMs / 1000, attributes);
       // The span is written when the answer is known (the request-finished seam): its start is
       // set back by the measured duration.
       const active = api.context.active();

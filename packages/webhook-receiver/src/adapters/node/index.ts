@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { WebhookReceiver } from '../../receiver/types.js';
-import { nodeHeaderReader } from './get-header.js';
-import { nodeBodyReader } from './read-body.js';
+import type { ReceiverAnswer, WebhookReceiver } from '../../receiver/types.js';
+import { NodeInput } from './node-input.js';
 import { sendNodeAnswer } from './send-response.js';
 
 /** A `node:http` / Express / Connect handler; `next` is called only with an unexpected internal error. */
@@ -31,15 +30,13 @@ export type NodeWebhookHandler = (
  */
 export function toNodeHandler(receiver: WebhookReceiver): NodeWebhookHandler {
   return (request, response, next) => {
-    receiver
-      .receive({ method: request.method ?? '', header: nodeHeaderReader(request), readBody: nodeBodyReader(request) })
-      .then(
-        (answer) => sendNodeAnswer(response, answer),
-        (error: unknown) => {
-          if (next !== undefined) return next(error);
-          response.statusCode = 500;
-          response.end();
-        },
-      );
+    receiver.receive(new NodeInput(request)).then(
+      (answer: ReceiverAnswer) => sendNodeAnswer(response, answer),
+      (error: unknown) => {
+        if (next !== undefined) return next(error);
+        response.statusCode = 500;
+        response.end();
+      },
+    );
   };
 }

@@ -27,61 +27,48 @@ function consumed(detail: string, maxBytes: number): WebhookError {
 }
 
 /**
- * Reads a Node request stream once, counting bytes, and stops at the limit: the listeners are
+ * Reads a Node request stream once, counting bytes, and stops at the limit: the data listener is
  * removed and the stream paused, so nothing more is buffered (Node discards the rest after the
  * 413 is sent). Raw bytes a framework kept (`express.raw` → `req.body` Buffer, `rawBody`) are used
  * as they are; a body already parsed into an object, or a stream already read, is refused with
- * a clear error instead of waiting forever for data that will never come.
+ * a clear error instead of waiting forever for data that will never come. The listeners are not
+ * removed once the body is read: the request is over then, and they go with it.
  */
-export function nodeBodyReader(
+export function readNodeBody(
   request: IncomingMessage,
-  holder: ParsedBodyHolder = request as ParsedBodyHolder,
-): (maxBytes: number) => Promise<Uint8Array> {
-  return (maxBytes) => {
-    const raw = asBytes(holder.rawBody) ?? asBytes(holder.body);
-    if (raw !== undefined) return raw.byteLength > maxBytes ? Promise.reject(tooLarge(maxBytes)) : Promise.resolve(raw);
-    const unread = !request.readableEnded && request.readableFlowing !== true && !request.destroyed;
-    // body-parser 1.x (Express 4) sets `req.body = {}` even for a request it skipped: the stream is still there.
-    if (holder.body !== undefined && !(unread && isEmptyObject(holder.body))) {
-      return Promise.reject(consumed('was already parsed by a body parser', maxBytes));
-    }
-    if (!unread) return Promise.reject(consumed('stream was already read', maxBytes));
-    return new Promise<Uint8Array>((resolve, reject) => {
-      const chunks: Uint8Array[] = [];
-      let size = 0;
-      const cleanup = () => {
+  holder: ParsedBodyHolder,
+  maxBytes: number,
+): Promise<Uint8Array> {
+  const raw = asBytes(holder.rawBody) ?? asBytes(holder.body);
+  if (raw !== undefined) return raw.byteLength > maxBytes ? Promise.reject(tooLarge(maxBytes)) : Promise.resolve(raw);
+  const unread = !request.readableEnded && request.readableFlowing !== true && !request.destroyed;
+  // body-parser 1.x (Express 4) sets `req.body = {}` even for a request it skipped: the stream is still there.
+  if (holder.body !== undefined && !(unread && isEmptyObject(holder.body))) {
+    return Promise.reject(consumed('was already parsed by a body parser', maxBytes));
+  }
+  if (!unread) return Promise.reject(consumed('stream was already read', maxBytes));
+  return new Promise<Uint8Array>((resolve, reject) => {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    const onData = (chunk: Uint8Array | string) => {
+      const bytes = typeof chunk === 'string' ? new TextEncoder().encode(chunk) : chunk;
+      size += bytes.byteLength;
+      if (size > maxBytes) {
         request.off('data', onData);
-        request.off('end', onEnd);
-        request.off('error', onError);
-        request.off('close', onClose);
-      };
-      const fail = (error: WebhookError) => {
-        cleanup();
-        reject(error);
-      };
-      const onData = (chunk: Uint8Array | string) => {
-        const bytes = typeof chunk === 'string' ? new TextEncoder().encode(chunk) : chunk;
-        size += bytes.byteLength;
-        if (size > maxBytes) {
-          request.pause();
-          fail(tooLarge(maxBytes));
-          return;
-        }
-        chunks.push(bytes);
-      };
-      const onEnd = () => {
-        cleanup();
-        resolve(concatChunks(chunks, size));
-      };
-      const onError = (cause: unknown) =>
-        fail(new WebhookError('body_unreadable', 'The request body could not be read.', { cause }));
-      const onClose = () => {
-        if (!request.readableEnded) fail(new WebhookError('body_unreadable', 'The client closed the request early.'));
-      };
-      request.on('data', onData);
-      request.on('end', onEnd);
-      request.on('error', onError);
-      request.on('close', onClose);
+        request.pause();
+        reject(tooLarge(maxBytes));
+        return;
+      }
+      chunks.push(bytes);
+    };
+    request.on('data', onData);
+    request.on('end', () => resolve(concatChunks(chunks, size)));
+    request.on('error', (cause: unknown) =>
+      reject(new WebhookError('body_unreadable', 'The request body could not be read.', { cause })),
+    );
+    // Node reports a client gone mid-body as an error; a request destroyed by other code only closes.
+    request.on('close', () => {
+      if (!request.readableEnded) reject(new WebhookError('body_unreadable', 'The client closed the request early.'));
     });
-  };
+  });
 }
