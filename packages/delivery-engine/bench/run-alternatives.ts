@@ -24,7 +24,7 @@ try {
     dir,
     events: Number(process.env.KYC_BENCH_EVENTS ?? 10_000) / 2,
     concurrency: 16,
-    latencySamples: Number(process.env.KYC_BENCH_LATENCY_SAMPLES ?? 200),
+    latencySamples: Number(process.env.KYC_BENCH_LATENCY_SAMPLES ?? 1000),
     rounds: Number(process.env.KYC_BENCH_ROUNDS ?? 3),
   });
 } finally {
