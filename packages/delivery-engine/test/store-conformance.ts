@@ -1,49 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AttemptRecord, DeliveryStore, NewDelivery } from '../src/index.js';
+import type { DeliveryStore } from '../src/index.js';
+import { storeReadConformance } from './store-read-conformance.js';
+import { attempt, type ConformanceFixture, delivery, LEASE, T0 } from './support/conformance-rows.js';
 
-/** A fresh, empty store plus a way to open a second handle on the same data (another process's view). */
-export interface ConformanceFixture {
-  readonly store: DeliveryStore<unknown>;
-  openAnother(): Promise<DeliveryStore<unknown>>;
-  /**
-   * The store allows one writer (SQLite's owner mode): a second handle may read, and its writes
-   * are refused with `store_locked`, instead of taking turns with the first.
-   */
-  readonly oneWriter?: boolean;
-  cleanup(): Promise<void>;
-}
-
-const T0 = 1_800_000_000_000;
-const LEASE = 45_000;
-
-function delivery(id: string, overrides: Partial<NewDelivery> = {}): NewDelivery {
-  return {
-    id,
-    url: 'https://a.example/hook',
-    origin: 'https://a.example',
-    authKey: 'k-secret-value-123456',
-    signingSecret: undefined,
-    body: `{"id":"${id}"}`,
-    createdAt: T0,
-    ...overrides,
-  };
-}
-
-function attempt(n: number, outcome: string, overrides: Partial<AttemptRecord> = {}): AttemptRecord {
-  return {
-    attempt: n,
-    round: 1,
-    startedAt: T0,
-    requestHeaders: { authorization: '[redacted]', 'x-n': String(n) },
-    status: 500,
-    outcome,
-    dialedAddress: '127.0.0.1',
-    latencyMs: 12,
-    responseSnippet: 'oops',
-    errorMessage: undefined,
-    ...overrides,
-  };
-}
+export type { ConformanceFixture } from './support/conformance-rows.js';
 
 /**
  * The one behaviour every delivery store must show. Registered by `sqlite-store.test.ts` and
@@ -253,88 +213,6 @@ export function storeConformance(name: string, open: () => Promise<ConformanceFi
       expect(c2).toMatchObject({ round: 2, attempts: 1, roundAttempts: 0 });
     });
 
-    it('lists deliveries newest first with filters', async () => {
-      await store.insert(delivery('a', { createdAt: T0 }));
-      await store.insert(delivery('b', { createdAt: T0 + 1, url: 'https://b.example/x', origin: 'https://b.example' }));
-      await store.insert(delivery('c', { createdAt: T0 + 2, authKey: undefined }));
-      const [ca] = await claim(T0 + 2, 1);
-      if (ca === undefined) throw new Error('claim expected');
-      await store.complete(ca, attempt(1, 'delivered', { status: 200 }), {
-        state: 'delivered',
-        nextAttemptAt: undefined,
-        finishedAt: T0 + 3,
-      });
-      const ids = async (filter: Parameters<DeliveryStore['list']>[0]) => (await store.list(filter)).map((d) => d.id);
-      expect(await ids({})).toEqual(['c', 'b', 'a']);
-      expect(await ids({ state: 'delivered' })).toEqual(['a']);
-      expect(await ids({ state: 'pending' })).toEqual(['c', 'b']);
-      expect(await ids({ url: 'https://b.example/x' })).toEqual(['b']);
-      expect(await ids({ createdSince: T0 + 1 })).toEqual(['c', 'b']);
-      expect(await ids({ createdBefore: T0 + 2, limit: 1 })).toEqual(['b']);
-      const [c] = await store.list({ limit: 1 });
-      expect(c).toMatchObject({ id: 'c', hasAuthKey: false });
-    });
-
-    it('keeps the session id, company id and enqueuing traceparent for every claim of an event', async () => {
-      const traceParent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
-      await store.insert(delivery('t1', { sessionId: 's-1', companyId: 'acme', traceParent }));
-      await store.insert(delivery('t2', { origin: 'https://b.example', url: 'https://b.example/hook' }));
-      const claims = await claim(T0);
-      expect(claims.find((c) => c.id === 't1')).toMatchObject({
-        createdAt: T0,
-        sessionId: 's-1',
-        companyId: 'acme',
-        traceParent,
-      });
-      const bare = claims.find((c) => c.id === 't2');
-      expect(bare?.traceParent).toBeUndefined();
-      expect(bare?.sessionId).toBeUndefined();
-      // Another process claiming after a lost lease sees the same context (with one writer, the
-      // same handle after its lease lapsed).
-      const other = fixture.oneWriter ? store : await fixture.openAnother();
-      const [again] = (await other.claim({ now: T0 + LEASE, limit: 10, leaseMs: LEASE, excludeOrigins: [] })).filter(
-        (c) => c.id === 't1',
-      );
-      expect(again?.traceParent).toBe(traceParent);
-      if (other !== store) await other.close();
-    });
-
-    it('counts pending deliveries as due, waiting for a retry and in flight', async () => {
-      const queueStats = store.queueStats?.bind(store);
-      expect(queueStats).toBeTypeOf('function');
-      if (queueStats === undefined) return;
-      expect(await queueStats(T0)).toEqual({ due: 0, waitingRetry: 0, inFlight: 0, oldestDueAt: undefined });
-      await store.insert(delivery('q1', { createdAt: T0 }));
-      await store.insert(delivery('q2', { createdAt: T0 + 10, origin: 'https://b.example' }));
-      await store.insert(delivery('q3', { createdAt: T0 + 20, origin: 'https://c.example' }));
-      await store.insert(delivery('q4', { createdAt: T0 + 30, origin: 'https://d.example' }));
-      expect(await queueStats(T0 + 100)).toEqual({ due: 4, waitingRetry: 0, inFlight: 0, oldestDueAt: T0 });
-      const [first] = await claim(T0 + 100, 1);
-      expect(first?.id).toBe('q1');
-      if (first === undefined) return;
-      await store.complete(first, attempt(1, 'server_error'), {
-        state: 'pending',
-        nextAttemptAt: T0 + 60_000,
-        finishedAt: T0 + 200,
-      });
-      const [second] = await claim(T0 + 300, 1);
-      expect(second?.id).toBe('q2');
-      expect(await queueStats(T0 + 300)).toEqual({ due: 2, waitingRetry: 1, inFlight: 1, oldestDueAt: T0 + 20 });
-      // A lease that ended without a result makes its delivery due again, from the lease's end.
-      expect(await queueStats(T0 + 300 + LEASE)).toEqual({
-        due: 3,
-        waitingRetry: 1,
-        inFlight: 0,
-        oldestDueAt: T0 + 20,
-      });
-      if (second !== undefined) {
-        await store.complete(second, attempt(1, 'delivered', { status: 200 }), {
-          state: 'delivered',
-          nextAttemptAt: undefined,
-          finishedAt: T0 + 400,
-        });
-      }
-      expect(await queueStats(T0 + 400)).toEqual({ due: 2, waitingRetry: 1, inFlight: 0, oldestDueAt: T0 + 20 });
-    });
+    storeReadConformance(() => ({ fixture, store, claim }));
   });
 }

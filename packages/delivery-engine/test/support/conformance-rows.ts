@@ -1,0 +1,53 @@
+import type { AttemptRecord, DeliveryStore, NewDelivery } from '../../src/index.js';
+
+/** A fresh, empty store plus a way to open a second handle on the same data (another process's view). */
+export interface ConformanceFixture {
+  readonly store: DeliveryStore<unknown>;
+  openAnother(): Promise<DeliveryStore<unknown>>;
+  /**
+   * The store allows one writer (SQLite's owner mode): a second handle may read, and its writes
+   * are refused with `store_locked`, instead of taking turns with the first.
+   */
+  readonly oneWriter?: boolean;
+  cleanup(): Promise<void>;
+}
+
+export const T0 = 1_800_000_000_000;
+export const LEASE = 45_000;
+
+export function delivery(id: string, overrides: Partial<NewDelivery> = {}): NewDelivery {
+  return {
+    id,
+    url: 'https://a.example/hook',
+    origin: 'https://a.example',
+    authKey: 'k-secret-value-123456',
+    signingSecret: undefined,
+    body: `{"id":"${id}"}`,
+    createdAt: T0,
+    ...overrides,
+  };
+}
+
+export function attempt(n: number, outcome: string, overrides: Partial<AttemptRecord> = {}): AttemptRecord {
+  return {
+    attempt: n,
+    round: 1,
+    startedAt: T0,
+    requestHeaders: { authorization: '[redacted]', 'x-n': String(n) },
+    status: 500,
+    outcome,
+    dialedAddress: '127.0.0.1',
+    latencyMs: 12,
+    responseSnippet: 'oops',
+    errorMessage: undefined,
+    ...overrides,
+  };
+}
+
+/** What a test of the conformance suite works on: the fixture of this test and its store. */
+export interface ConformanceContext {
+  readonly fixture: ConformanceFixture;
+  readonly store: DeliveryStore<unknown>;
+  /** Claims with the suite's lease. */
+  claim(now: number, limit?: number, excludeOrigins?: string[]): ReturnType<DeliveryStore<unknown>['claim']>;
+}
