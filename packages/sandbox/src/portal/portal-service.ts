@@ -4,14 +4,14 @@ import type { ListenerInfo } from '../listen/listener-session.js';
 import { deliveryUrlOf, isListenerUrl } from '../listen/listener-url.js';
 import type { SandboxStore } from '../store/sandbox-store.js';
 import { type DeliveryFilterView, encodeCursor, PAGE_SIZE } from './delivery-query.js';
+import { deliveryListItem, prettyBody } from './delivery-row-view.js';
 import { endpointHealth } from './endpoint-health.js';
-import type { PortalAction, PortalDeliveryRow, PortalListQuery } from './portal-store.js';
+import type { PortalAction, PortalListQuery } from './portal-store.js';
 import {
   type ActionResult,
   type Actor,
   type AttemptDetail,
   type DeliveryDetail,
-  type DeliveryListItem,
   type DeliveryPage,
   type EndpointHealth,
   type Forwarding,
@@ -35,32 +35,6 @@ export {
 
 /** The most failed deliveries one Replay failed click queues; the confirmation says so when there are more. */
 export const MAX_REPLAY = 10_000;
-const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
-
-function listItem(row: PortalDeliveryRow): DeliveryListItem {
-  return {
-    eventId: row.eventId,
-    sessionId: row.sessionId,
-    shortKey: row.shortKey,
-    test: row.kind === 'test',
-    state: row.state,
-    attempts: row.attempts,
-    lastOutcome: row.lastOutcome ?? null,
-    lastStatus: row.lastStatus ?? null,
-    createdAt: new Date(row.createdAt).toISOString(),
-    nextAttemptAt: row.state === 'pending' ? iso(row.nextAttemptAt) : null,
-    note: row.note ?? null,
-  };
-}
-
-function prettyBody(body: string): string {
-  try {
-    return JSON.stringify(JSON.parse(body), null, 2);
-  } catch {
-    return body;
-  }
-}
-
 /**
  * The webhook portal's use cases: the delivery log, the attempt inspector, redelivery, replay
  * of failed deliveries, test events and endpoint health. Every read and action is scoped to
@@ -137,7 +111,7 @@ export class PortalService {
     const hasNext = backwards ? true : more;
     const hasPrev = backwards ? more : query.after !== undefined;
     return {
-      deliveries: rows.map(listItem),
+      deliveries: rows.map(deliveryListItem),
       filter,
       pageSize: PAGE_SIZE,
       nextCursor: hasNext && last ? encodeCursor(last) : null,
@@ -155,7 +129,7 @@ export class PortalService {
     const body = record?.body ?? this.store.outboxByEvent(eventId, actor.companyId)?.body ?? '';
     const forwards = this.store.forwards.forEvent(actor.companyId, eventId);
     return {
-      ...listItem(fresh),
+      ...deliveryListItem(fresh),
       request: {
         method: 'POST',
         url: row.url ?? null,
