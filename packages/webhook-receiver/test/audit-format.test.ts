@@ -1,12 +1,12 @@
-import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sampleStatusWebhook } from '@kyc/contracts';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type AuditEntry, type AuditRecord, auditTrail, chainAuditRecords, verifyAuditLog } from '../src/audit.js';
-import { jsonlAuditSink, listAuditFiles, nodeSha256, readAuditFile, verifyAuditFiles } from '../src/audit-file.js';
+import { jsonlAuditSink, nodeSha256, verifyAuditFiles } from '../src/audit-file.js';
 import { createWebhookReceiver } from '../src/index.js';
 import { createTestRequest } from '../src/testing.js';
+import { auditDirectories, linesOf } from './support/audit-directories.js';
 import { verifyAsReleasedBefore } from './support/audit-format-v1.js';
 import { AUTH_KEY } from './support/receiver-table.js';
 
@@ -15,23 +15,7 @@ import { AUTH_KEY } from './support/receiver-table.js';
 const FIXTURE_DIRECTORY = new URL('./fixtures/audit-v1/', import.meta.url).pathname;
 const FIXTURE = 'webhook-audit-000000000001-20261125.jsonl';
 
-const directories: string[] = [];
-async function freshDirectory(): Promise<string> {
-  const directory = await mkdtemp(join(tmpdir(), 'kyc-audit-format-'));
-  directories.push(directory);
-  return directory;
-}
-afterEach(async () => {
-  for (const directory of directories.splice(0)) await rm(directory, { recursive: true, force: true });
-});
-
-async function linesOf(directory: string): Promise<string[]> {
-  const lines: string[] = [];
-  for (const file of await listAuditFiles(directory, 'webhook-audit')) {
-    for await (const line of readAuditFile(join(directory, file.name))) lines.push(line);
-  }
-  return lines;
-}
+const freshDirectory = auditDirectories('kyc-audit-format-');
 
 const fixtureLines = async () => (await readFile(join(FIXTURE_DIRECTORY, FIXTURE), 'utf8')).trimEnd().split('\n');
 

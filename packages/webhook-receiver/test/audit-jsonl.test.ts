@@ -1,32 +1,16 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sampleStatusWebhook } from '@kyc/contracts';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type AuditEntry, auditTrail } from '../src/audit.js';
-import { jsonlAuditSink, listAuditFiles, readAuditFile, verifyAuditFiles } from '../src/audit-file.js';
+import { jsonlAuditSink, listAuditFiles, verifyAuditFiles } from '../src/audit-file.js';
 import { createWebhookReceiver } from '../src/index.js';
 import { createTestRequest } from '../src/testing.js';
 import { auditSinkConformance } from './support/audit-conformance.js';
+import { auditDirectories, linesOf } from './support/audit-directories.js';
 import { AUTH_KEY } from './support/receiver-table.js';
 
-const directories: string[] = [];
-async function freshDirectory(): Promise<string> {
-  const directory = await mkdtemp(join(tmpdir(), 'kyc-audit-'));
-  directories.push(directory);
-  return directory;
-}
-afterEach(async () => {
-  for (const directory of directories.splice(0)) await rm(directory, { recursive: true, force: true });
-});
-
-async function linesOf(directory: string): Promise<string[]> {
-  const lines: string[] = [];
-  for (const file of await listAuditFiles(directory, 'webhook-audit')) {
-    for await (const line of readAuditFile(join(directory, file.name))) lines.push(line);
-  }
-  return lines;
-}
+const freshDirectory = auditDirectories('kyc-audit-');
 const entriesOf = async (directory: string) => (await linesOf(directory)).map((line) => JSON.parse(line) as AuditEntry);
 
 auditSinkConformance('JSON Lines file sink', async () => {
