@@ -78,9 +78,9 @@ function exposes(record: AuditRecord, secrets: readonly string[]): boolean {
     holds(record.sessionId, secrets) ||
     holds(record.kycStatus, secrets) ||
     holds(record.eventTimestamp, secrets) ||
-    holds(headers['webhook-id'], secrets) ||
-    holds(headers['webhook-timestamp'], secrets) ||
-    holds(headers['webhook-signature'], secrets) ||
+    holds(headers[HEADERS.webhookId], secrets) ||
+    holds(headers[HEADERS.webhookTimestamp], secrets) ||
+    holds(headers[HEADERS.webhookSignature], secrets) ||
     holds(record.body, secrets) ||
     holds(record.bodyBase64, secrets) ||
     holds(record.authKeyLabel, secrets) ||

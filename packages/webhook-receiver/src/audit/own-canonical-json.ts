@@ -1,3 +1,4 @@
+import { HEADERS } from '@kyc/contracts/webhook-reader';
 import type { AuditRecord } from './types.js';
 
 /** The keys of a record as `buildAuditRecord` writes them, in its order, before the optional body. */
@@ -23,7 +24,7 @@ const RECORD_KEYS = [
   'durationMs',
   'handlerMs',
 ] as const;
-const HEADER_KEYS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
+const HEADER_KEYS = [HEADERS.webhookId, HEADERS.webhookTimestamp, HEADERS.webhookSignature] as const;
 // A record has no body, a UTF-8 body or a base64 body: three shapes, known when the module loads.
 const SHAPES: readonly (readonly string[])[] = [RECORD_KEYS, [...RECORD_KEYS, 'body'], [...RECORD_KEYS, 'bodyBase64']];
 
@@ -84,9 +85,9 @@ export function ownCanonicalJson(record: AuditRecord, seq: number, prevHash: str
     seq,
     sessionId: record.sessionId,
     signatureHeaders: {
-      'webhook-id': headers['webhook-id'],
-      'webhook-signature': headers['webhook-signature'],
-      'webhook-timestamp': headers['webhook-timestamp'],
+      [HEADERS.webhookId]: headers[HEADERS.webhookId],
+      [HEADERS.webhookSignature]: headers[HEADERS.webhookSignature],
+      [HEADERS.webhookTimestamp]: headers[HEADERS.webhookTimestamp],
     },
     signatureVerified: record.signatureVerified,
     signingSecretIndex: record.signingSecretIndex,
