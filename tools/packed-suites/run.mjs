@@ -10,7 +10,7 @@
 //   node tools/packed-suites/run.mjs --only deno     # one of node22, node24, node26, bun, deno
 //   node tools/packed-suites/run.mjs --node /path/to/node [--node ...]
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -161,37 +161,40 @@ function copySuite(name, into) {
   const entries = publicEntries(name);
   const internal = new Map(); // file (relative to test/) → why it cannot run against an install
   const imports = new Map(); // file → relative test files it imports
-  const files = readdirSync(from, { recursive: true }).filter((file) => /\.(ts|mts|cts|js|mjs|cjs|json)$/.test(file));
+  // Every file: a suite's fixtures (a JSON Lines log, say) go with it; only code is rewritten.
+  const files = readdirSync(from, { recursive: true }).filter((file) => statSync(join(from, file)).isFile());
   for (const file of files) {
     const path = join(from, file);
-    let text = readFileSync(path, 'utf8');
-    if (file.endsWith('.ts')) {
-      const local = [];
-      // The installed entry for a relative specifier, or undefined to leave it (and why, if it must stay).
-      const rewrite = (specifier, typeOnly) => {
-        const target = resolve(dirname(path), specifier.replace(/\.js$/, '.ts'));
-        if (!target.startsWith(src)) {
-          if (target.startsWith(from)) local.push(relative(from, target));
-          return undefined;
-        }
-        const entry = entries.get(target);
-        if (!entry && !typeOnly)
-          internal.set(file, `imports ${relative(join(root, 'packages'), target)}, not a public entry`);
-        return entry;
-      };
-      text = text.replace(importPattern, (whole, keyword, typeOnly, middle, quote, specifier) => {
-        const entry = rewrite(specifier, typeOnly);
-        return entry ? `${keyword}${typeOnly ?? ''}${middle}${quote}${entry}${quote}` : whole;
-      });
-      text = text.replace(dynamicImportPattern, (whole, call, quote, specifier) => {
-        const entry = rewrite(specifier, undefined);
-        return entry ? `${call}${quote}${entry}${quote}` : whole;
-      });
-      // Worker processes run from the copied TypeScript with tsx, resolving the installed packages.
-      text = text.replaceAll("'--conditions=@kyc/source', ", '');
-      imports.set(file, local);
-    }
     mkdirSync(dirname(join(into, file)), { recursive: true });
+    if (!file.endsWith('.ts')) {
+      cpSync(path, join(into, file));
+      continue;
+    }
+    let text = readFileSync(path, 'utf8');
+    const local = [];
+    // The installed entry for a relative specifier, or undefined to leave it (and why, if it must stay).
+    const rewrite = (specifier, typeOnly) => {
+      const target = resolve(dirname(path), specifier.replace(/\.js$/, '.ts'));
+      if (!target.startsWith(src)) {
+        if (target.startsWith(from)) local.push(relative(from, target));
+        return undefined;
+      }
+      const entry = entries.get(target);
+      if (!entry && !typeOnly)
+        internal.set(file, `imports ${relative(join(root, 'packages'), target)}, not a public entry`);
+      return entry;
+    };
+    text = text.replace(importPattern, (whole, keyword, typeOnly, middle, quote, specifier) => {
+      const entry = rewrite(specifier, typeOnly);
+      return entry ? `${keyword}${typeOnly ?? ''}${middle}${quote}${entry}${quote}` : whole;
+    });
+    text = text.replace(dynamicImportPattern, (whole, call, quote, specifier) => {
+      const entry = rewrite(specifier, undefined);
+      return entry ? `${call}${quote}${entry}${quote}` : whole;
+    });
+    // Worker processes run from the copied TypeScript with tsx, resolving the installed packages.
+    text = text.replaceAll("'--conditions=@kyc/source', ", '');
+    imports.set(file, local);
     writeFileSync(join(into, file), text);
   }
   const reason = (file, seen = new Set()) => {
