@@ -101,7 +101,7 @@ describe('portal JSON API over HTTP', () => {
     const byShortKey = await list(`?session=${row?.shortKey}`);
     expect(byShortKey.deliveries.map((d) => d.sessionId)).toEqual([delivered]);
     expect((await list('?status=failed')).deliveries).toEqual([]);
-    expect(page.filter).toEqual({ status: 'delivered', session: '', from: '', to: '' });
+    expect(page.filter).toEqual({ status: 'delivered', session: '', replay: '', from: '', to: '' });
   });
 
   it('filters by date (From/To, inclusive UTC days) and refuses bad filters with the parameter named', async () => {
@@ -112,10 +112,15 @@ describe('portal JSON API over HTTP', () => {
     expect(onThatDay.length).toBeGreaterThan(0);
     expect(new Set(onThatDay)).toEqual(new Set([day]));
     expect((await list('?to=2000-01-01')).deliveries).toEqual([]);
-    for (const query of ['?status=lost', '?from=yesterday', '?after=bm9wZQ']) {
+    for (const [query, named] of [
+      ['?status=lost', 'status'],
+      ['?from=yesterday', 'from'],
+      ['?after=bm9wZQ', 'after'],
+      ['?replay=x', 'replay'],
+    ] as const) {
       const answer = await portal('GET', `${PORTAL_API.deliveries}${query}`);
       expect(answer.status).toBe(400);
-      expect(JSON.stringify(answer.json)).toMatch(/status|from|after/);
+      expect(JSON.stringify(answer.json)).toContain(named);
     }
   });
 
@@ -229,6 +234,12 @@ describe('portal JSON API over HTTP', () => {
     const replay = await portal('POST', PORTAL_API.replayFailed, { key, body: { since } });
     expect(replay).toMatchObject({ status: 202, json: { action: 'replay_failed', queued: 2, skipped: 0 } });
     for (const id of failing) await settle(id, 'delivered');
+    // The replay's own list: exactly what it queued, now delivered; another click's key lists nothing.
+    const queuedByIt = (await list(`?replay=${key}`)).deliveries;
+    expect(queuedByIt.map((d) => d.sessionId).sort()).toEqual([...failing].sort());
+    expect(queuedByIt.map((d) => d.state)).toEqual(['delivered', 'delivered']);
+    expect((await list(`?replay=${randomUUID()}`)).deliveries).toEqual([]);
+    expect((await list(`?replay=${key}`, bob)).deliveries).toEqual([]);
     expect((await portal('POST', PORTAL_API.replayFailed, { key, body: { since } })).json).toMatchObject({
       queued: 2,
       repeated: true,

@@ -223,10 +223,13 @@ describe.skipIf(!(await chromiumAvailable()))('webhook portal in Chromium', { ti
     await checkBothSizes(page, 'portal-06-replay-confirm');
     await page.getByRole('button', { name: 'Confirm replay' }).click();
     await expect(page.getByRole('status').first().textContent()).resolves.toBe(
-      `Replay queued ${expected.failed} failed deliveries for a new round of attempts. Below: every delivery created since ${since.slice(0, 10)}, their states updating live.`,
+      `Replay queued ${expected.failed} failed deliveries for a new round of attempts. Below: those deliveries, their states updating live.`,
     );
-    // What was queued is on the page it lands on, and its row follows it to Delivered.
+    // What was queued, and only that, is on the page it lands on, and its row follows it to Delivered.
     await expect(page.getByText('No deliveries match these filters').count()).resolves.toBe(0);
+    await expect(page.locator('tbody tr').count()).resolves.toBe(expected.failed);
+    await expect(page.getByText('Only the deliveries this replay queued.').count()).resolves.toBe(1);
+    await expect(page.getByRole('link', { name: 'Show all deliveries' }).count()).resolves.toBe(1);
     const replayed = page.getByRole('row', { name: new RegExp(failing.id) });
     await expect(replayed.count()).resolves.toBe(1);
     await checkBothSizes(page, 'portal-06c-replay-queued');

@@ -4,6 +4,7 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import { ERROR_CODE, PAYLOAD_SHAPES } from '../domain/enum-values.js';
 import { parseDeliveryQuery } from '../portal/delivery-query.js';
+import { IDEMPOTENCY_KEY_PATTERN } from '../portal/portal-action-store.js';
 import { type Actor, PortalActionError, type PortalService } from '../portal/portal-service.js';
 import { apiError } from './api-error.js';
 import type { AuthVariables } from './basic-auth.js';
@@ -20,8 +21,6 @@ export const PORTAL_API = Object.freeze({
 
 /** The header that makes a state-changing call idempotent: one value per click. */
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
-/** What an idempotency key may look like (also the dashboard forms' click keys). */
-export const IDEMPOTENCY_KEY_PATTERN = /^[\w-]{16,128}$/;
 
 const replayBodySchema = z.strictObject({ since: z.iso.datetime({ offset: true }) });
 const testEventBodySchema = z.strictObject({ shape: z.enum(PAYLOAD_SHAPES).default('both') });

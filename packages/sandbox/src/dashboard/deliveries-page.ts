@@ -47,8 +47,12 @@ export function deliveriesPage(
 <div><label for="f-session">Session</label><input type="search" id="f-session" name="session" value="${f.session}" placeholder="Session id or short key"></div>
 <div><label for="f-from">From</label><input type="date" id="f-from" name="from" value="${f.from}"></div>
 <div><label for="f-to">To</label><input type="date" id="f-to" name="to" value="${f.to}"></div>
-<div><button type="submit">Apply filters</button> <a href="/dashboard/deliveries">Clear</a></div>
-</form></section>
+${f.replay ? html`<input type="hidden" name="replay" value="${f.replay}">` : ''}<div><button type="submit">Apply filters</button> <a href="/dashboard/deliveries">Clear</a></div>
+</form>${
+    f.replay
+      ? html`<p id="replay-filter">Only the deliveries this replay queued. <a href="/dashboard/deliveries">Show all deliveries</a></p>`
+      : ''
+  }</section>
 <section aria-labelledby="log-heading"><h2 id="log-heading">Delivery log</h2>
 <p id="live-status" class="muted" aria-live="polite"></p>
 <table class="stack"><caption class="muted" style="text-align:left">Newest first, ${page.pageSize} per page.</caption>

@@ -1,9 +1,10 @@
 import { Hono } from 'hono';
 import { html } from 'hono/html';
 import { streamSSE } from 'hono/streaming';
-import { actionErrorStatus, IDEMPOTENCY_KEY_PATTERN } from '../api/portal-routes.js';
+import { actionErrorStatus } from '../api/portal-routes.js';
 import { describeIssues } from '../api/read-json.js';
 import { parseDeliveryQuery } from '../portal/delivery-query.js';
+import { IDEMPOTENCY_KEY_PATTERN } from '../portal/portal-action-store.js';
 import { type ActionResult, type Actor, PortalActionError, type PortalService } from '../portal/portal-service.js';
 import type { DashboardVariables } from './dashboard-auth.js';
 import { deliveriesPage, deliveryRows, replayConfirmPage } from './deliveries-page.js';
@@ -32,7 +33,7 @@ export function describeAction(result: ActionResult | undefined): string | undef
   if (result.action === 'replay_failed') {
     return `Replay queued ${result.queued} failed ${result.queued === 1 ? 'delivery' : 'deliveries'} for a new round of attempts${
       result.skipped ? ` (${result.skipped} already in progress)` : ''
-    }. Below: every delivery created since ${result.since.slice(0, 10)}, their states updating live.`;
+    }. Below: ${result.queued === 1 ? 'that delivery' : 'those deliveries'}, their states updating live.`;
   }
   return undefined;
 }
@@ -138,11 +139,10 @@ export function deliveriesRoutes(portal: PortalService): Hono<{ Variables: Dashb
       if (!(error instanceof PortalActionError)) throw error;
       return c.text(error.message, actionErrorStatus(error));
     }
-    // Every delivery created since that day, whatever its state: the replayed ones are among them,
-    // going from Failed to Retrying to Delivered as the rows update. (The Failed filter would show
-    // "No deliveries match" right under "Replay queued N": they are no longer failed.)
-    const day = new Date(since).toISOString().slice(0, 10);
-    return c.redirect(`/dashboard/deliveries?from=${day}&done=${encodeURIComponent(key)}`, 303);
+    // Exactly the deliveries this replay queued, whatever their state now: they go from Failed to
+    // Retrying to Delivered as the rows update. (The Failed filter would show "No deliveries
+    // match" right under "Replay queued N": they are no longer failed.)
+    return c.redirect(`/dashboard/deliveries?replay=${key}&done=${key}`, 303);
   });
 
   app.get('/dashboard/deliveries/:id', async (c) => {

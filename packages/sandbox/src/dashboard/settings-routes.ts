@@ -1,8 +1,9 @@
 import { generateAuthKey } from '@kyc/delivery-engine';
 import { Hono } from 'hono';
 import { html } from 'hono/html';
-import { actionErrorStatus, IDEMPOTENCY_KEY_PATTERN } from '../api/portal-routes.js';
+import { actionErrorStatus } from '../api/portal-routes.js';
 import { PAYLOAD_SHAPES, type PayloadShape } from '../domain/enum-values.js';
+import { IDEMPOTENCY_KEY_PATTERN } from '../portal/portal-action-store.js';
 import { PortalActionError, type PortalService } from '../portal/portal-service.js';
 import type { SandboxService, SettingsProblem } from '../sandbox-service.js';
 import type { CompanyRecord } from '../store/sandbox-store.js';

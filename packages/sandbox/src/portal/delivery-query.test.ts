@@ -18,8 +18,22 @@ describe('parseDeliveryQuery', () => {
         from: Date.parse('2026-11-01T00:00:00Z'),
         to: Date.parse('2026-11-03T00:00:00Z'),
       },
-      filter: { status: 'retrying', session: 'ABC123', from: '2026-11-01', to: '2026-11-02' },
+      filter: { status: 'retrying', session: 'ABC123', replay: '', from: '2026-11-01', to: '2026-11-02' },
     });
+  });
+
+  it('takes a replay’s key, and refuses what no click could have sent', () => {
+    const key = 'c0ffee00-1234-4abc-8def-000000000001';
+    expect(parseDeliveryQuery({ replay: key })).toMatchObject({
+      ok: true,
+      query: { replay: key },
+      filter: { replay: key },
+    });
+    for (const replay of ['short', "x' OR 1=1 --------", 'a'.repeat(129)]) {
+      const parsed = parseDeliveryQuery({ replay });
+      expect(parsed.ok).toBe(false);
+      if (!parsed.ok) expect(parsed.issues.map((i) => i.path[0])).toEqual(['replay']);
+    }
   });
 
   it('treats empty fields (a submitted form) as absent', () => {

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { IDEMPOTENCY_KEY_PATTERN } from './portal-action-store.js';
 import type { PortalListQuery, PortalState } from './portal-store.js';
 
 /** The Status filter's choices, as the URL and the JSON API spell them. */
@@ -52,6 +53,10 @@ const blankToUndefined = (value: unknown) => (value === '' || value === null ? u
 export const deliveryQuerySchema = z.object({
   status: z.preprocess(blankToUndefined, z.enum(STATUS_FILTERS).default('all')),
   session: z.preprocess(blankToUndefined, z.string().trim().max(100).optional()),
+  replay: z.preprocess(
+    blankToUndefined,
+    z.string().regex(IDEMPOTENCY_KEY_PATTERN, 'must be the key of a Replay failed').optional(),
+  ),
   from: z.preprocess(blankToUndefined, day('start').optional()),
   to: z.preprocess(blankToUndefined, day('end').optional()),
   after: z.preprocess(blankToUndefined, z.string().max(200).transform(decodeCursor).optional()),
@@ -62,6 +67,8 @@ export const deliveryQuerySchema = z.object({
 export interface DeliveryFilterView {
   readonly status: StatusFilter;
   readonly session: string;
+  /** The Replay failed whose deliveries alone are listed ('' for none). */
+  readonly replay: string;
   readonly from: string;
   readonly to: string;
 }
@@ -75,7 +82,7 @@ export function parseDeliveryQuery(
 ): { ok: true; query: PortalListQuery; filter: DeliveryFilterView } | { ok: false; issues: z.core.$ZodIssue[] } {
   const parsed = deliveryQuerySchema.safeParse(params);
   if (!parsed.success) return { ok: false, issues: parsed.error.issues };
-  const { status, session, from, to, after, before } = parsed.data;
+  const { status, session, replay, from, to, after, before } = parsed.data;
   const state = STATE_OF[status];
   return {
     ok: true,
@@ -83,11 +90,12 @@ export function parseDeliveryQuery(
       limit: PAGE_SIZE,
       ...(state ? { state } : {}),
       ...(session ? { session } : {}),
+      ...(replay ? { replay } : {}),
       ...(from !== undefined ? { from } : {}),
       ...(to !== undefined ? { to } : {}),
       ...(after ? { after } : {}),
       ...(before && !after ? { before } : {}),
     },
-    filter: { status, session: session ?? '', from: params.from ?? '', to: params.to ?? '' },
+    filter: { status, session: session ?? '', replay: replay ?? '', from: params.from ?? '', to: params.to ?? '' },
   };
 }

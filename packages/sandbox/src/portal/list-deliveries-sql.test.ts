@@ -8,6 +8,10 @@ const COMPANY = 1;
 let db: Database.Database;
 let store: PortalStore;
 let all: PortalDeliveryRow[];
+// One replay of each company: what it queued is every ninth of that company's deliveries.
+const REPLAY = 'replay_company_one_0001';
+const OTHER_REPLAY = 'replay_company_two_0001';
+const replayed = new Set<string>();
 
 beforeAll(() => {
   db = new Database(':memory:');
@@ -32,6 +36,13 @@ beforeAll(() => {
       });
     }
   })();
+  const ids = (companyId: number) =>
+    (db.prepare('SELECT event_id FROM portal_deliveries WHERE company_id = ?').all(companyId) as { event_id: string }[])
+      .map((row) => row.event_id)
+      .filter((_id, index) => index % 9 === 0);
+  for (const id of ids(COMPANY)) replayed.add(id);
+  store.actions.recordReplayed(COMPANY, REPLAY, [...replayed]);
+  store.actions.recordReplayed(2, OTHER_REPLAY, ids(2));
   all = db
     .prepare('SELECT event_id FROM portal_deliveries')
     .all()
@@ -58,6 +69,7 @@ function expected(query: PortalListQuery): string[] {
     position ? row.createdAt - position.createdAt || row.eventId.localeCompare(position.eventId) : 0;
   const rows = all
     .filter((row) => !query.state || row.state === query.state)
+    .filter((row) => query.replay === undefined || replayed.has(row.eventId))
     .filter((row) => !query.session || row.sessionId === query.session || row.shortKey === query.session)
     .filter((row) => query.from === undefined || row.createdAt >= query.from)
     .filter((row) => query.to === undefined || row.createdAt < query.to)
@@ -82,6 +94,11 @@ describe('listDeliveriesSql', () => {
     ['status, next page', { limit: 10, state: 'pending', after: middle }],
     ['session, next page', { limit: 5, session: 'TEST', after: middle }],
     ['session, previous page', { limit: 5, session: 'TEST', before: middle }],
+    ['a replay', { limit: 50, replay: REPLAY }],
+    ['a replay, next page', { limit: 10, replay: REPLAY, after: middle }],
+    ['a replay, previous page', { limit: 10, replay: REPLAY, before: middle }],
+    ['a replay and a status', { limit: 50, replay: REPLAY, state: 'failed' }],
+    ['a replay and a short key', { limit: 50, replay: REPLAY, session: 'TEST' }],
   ];
 
   it.each(queries)('returns the right page: %s', (_name, query) => {
@@ -96,18 +113,28 @@ describe('listDeliveriesSql', () => {
     expect(plan({ limit: 50, state: 'failed', after: middle })).toMatch(
       /^SEARCH portal_deliveries USING INDEX portal_deliveries_state \(company_id=\? AND state=\? AND/,
     );
-    for (const query of queries.map(([, q]) => q).filter((q) => !q.session)) {
+    for (const query of queries.map(([, q]) => q).filter((q) => !q.session && !q.replay)) {
       expect(plan(query)).not.toMatch(/SCAN|TEMP B-TREE/);
     }
   });
 
   it('looks a session up by its id and short-key indexes, not by walking the company’s log', () => {
-    for (const query of queries.map(([, q]) => q).filter((q) => q.session)) {
+    for (const query of queries.map(([, q]) => q).filter((q) => q.session && !q.replay)) {
       const detail = plan(query);
       expect(detail).toContain('USING INDEX portal_deliveries_session (company_id=? AND session_id=?)');
       expect(detail).toContain('USING INDEX portal_deliveries_short_key (company_id=? AND short_key=?)');
       expect(detail).not.toContain('portal_deliveries_company');
       expect(detail).not.toMatch(/SCAN portal_deliveries/);
     }
+  });
+
+  it('reads a replay through its own rows, and never another company’s', () => {
+    for (const query of queries.map(([, q]) => q).filter((q) => q.replay)) {
+      const detail = plan(query);
+      expect(detail).toContain('SEARCH r USING PRIMARY KEY (company_id=? AND idempotency_key=?)');
+      expect(detail).not.toMatch(/SCAN (d|portal_deliveries)\b/);
+    }
+    expect(run({ limit: 50, replay: OTHER_REPLAY })).toEqual([]);
+    expect(run({ limit: 50, replay: 'replay_nobody_made_00001' })).toEqual([]);
   });
 });

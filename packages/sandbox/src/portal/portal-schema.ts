@@ -4,7 +4,8 @@
  * attached (the engine knows nothing of companies), so the Deliveries page can filter and page
  * per company with indexes; the engine stays the source of truth and the projection is
  * reconciled from it at start. `portal_actions` is the audit log of what integrators asked for
- * (redeliver, replay, test event), keyed by the click's idempotency key.
+ * (redeliver, replay, test event), keyed by the click's idempotency key; `portal_replayed` which
+ * deliveries each replay queued.
  */
 export const PORTAL_SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS portal_deliveries (
@@ -53,4 +54,10 @@ CREATE TABLE IF NOT EXISTS portal_actions (
   PRIMARY KEY (company_id, idempotency_key)
 );
 CREATE INDEX IF NOT EXISTS portal_actions_target ON portal_actions(company_id, target);
+CREATE TABLE IF NOT EXISTS portal_replayed (
+  company_id INTEGER NOT NULL,
+  idempotency_key TEXT NOT NULL,
+  event_id TEXT NOT NULL,
+  PRIMARY KEY (company_id, idempotency_key, event_id)
+) WITHOUT ROWID;
 `;

@@ -6,7 +6,8 @@ import type { SandboxStore } from '../store/sandbox-store.js';
 import { type DeliveryFilterView, encodeCursor, PAGE_SIZE } from './delivery-query.js';
 import { deliveryListItem, prettyBody } from './delivery-row-view.js';
 import { endpointHealth } from './endpoint-health.js';
-import type { PortalAction, PortalListQuery } from './portal-store.js';
+import type { PortalAction } from './portal-action-store.js';
+import type { PortalListQuery } from './portal-store.js';
 import {
   type ActionResult,
   type Actor,
@@ -143,7 +144,7 @@ export class PortalService {
         round: r.round,
         requestedAt: new Date(this.clock.toWall(r.requestedAt)).toISOString(),
       })),
-      actions: this.store.portal
+      actions: this.store.portal.actions
         .actionsFor(actor.companyId, eventId)
         .map((a) => ({ action: a.action, username: a.username, at: new Date(a.createdAt).toISOString() })),
       canRedeliver: fresh.state === 'delivered' || fresh.state === 'failed',
@@ -163,7 +164,7 @@ export class PortalService {
     run: () => Promise<ActionResult>,
   ): Promise<ActionResult & { repeated: boolean }> {
     const entry = { action, target, userId: actor.userId, username: actor.username, now: Date.now() };
-    const existing: PortalAction | undefined = this.store.portal.beginAction(actor.companyId, key, entry);
+    const existing: PortalAction | undefined = this.store.portal.actions.beginAction(actor.companyId, key, entry);
     if (existing) {
       if (existing.action !== action || existing.target !== target) {
         throw new PortalActionError('key_reused', 'This idempotency key was already used for another action.');
@@ -175,10 +176,10 @@ export class PortalService {
     try {
       result = await run();
     } catch (error) {
-      this.store.portal.abandonAction(actor.companyId, key);
+      this.store.portal.actions.abandonAction(actor.companyId, key);
       throw error;
     }
-    this.store.portal.finishAction(actor.companyId, key, result);
+    this.store.portal.actions.finishAction(actor.companyId, key, result);
     this.notify(actor.companyId);
     return { ...result, repeated: false };
   }
@@ -210,7 +211,7 @@ export class PortalService {
 
   /** The recorded result of one click, to show after the redirect that follows it. */
   actionResult(actor: Actor, key: string): ActionResult | undefined {
-    return this.store.portal.getAction(actor.companyId, key)?.result as ActionResult | undefined;
+    return this.store.portal.actions.getAction(actor.companyId, key)?.result as ActionResult | undefined;
   }
 
   /** How many deliveries Replay failed would queue (the confirmation step). */
@@ -222,13 +223,15 @@ export class PortalService {
   async replayFailed(actor: Actor, since: number, key: string) {
     const sinceIso = new Date(since).toISOString();
     return this.#once(actor, key, 'replay_failed', `since:${sinceIso}`, async () => {
-      let queued = 0;
+      const queued: string[] = [];
       let skipped = 0;
       for (const id of this.store.portal.failedSince(actor.companyId, since, MAX_REPLAY)) {
-        if (await this.#queueRedelivery(id)) queued++;
+        if (await this.#queueRedelivery(id)) queued.push(id);
         else skipped++;
       }
-      return { action: 'replay_failed', since: sinceIso, queued, skipped };
+      // Recorded before the result: the page it leads to lists exactly these.
+      this.store.portal.actions.recordReplayed(actor.companyId, key, queued);
+      return { action: 'replay_failed', since: sinceIso, queued: queued.length, skipped };
     });
   }
 

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { listDeliveriesSql, type PortalListQuery, type PortalState } from './list-deliveries-sql.js';
+import { PortalActionStore } from './portal-action-store.js';
 import { PORTAL_SCHEMA_SQL } from './portal-schema.js';
 
 export type { PortalListQuery, PortalState } from './list-deliveries-sql.js';
@@ -33,16 +34,6 @@ export interface PortalAttemptRow {
   readonly status: number | undefined;
   readonly latencyMs: number;
   readonly error: string | undefined;
-}
-
-/** An audit-log entry of an integrator's action, keyed by the click that asked for it. */
-export interface PortalAction {
-  readonly action: string;
-  readonly target: string | undefined;
-  readonly username: string;
-  readonly createdAt: number;
-  /** `undefined` while the action is still running. */
-  readonly result: unknown;
 }
 
 type Row = Record<string, unknown>;
@@ -87,10 +78,13 @@ export const authKeyHint = (key: string | undefined): string | undefined =>
 /** The portal's projection and audit log, in the sandbox's SQLite file (synchronous, one process). */
 export class PortalStore {
   readonly #db: Database.Database;
+  /** The integrators' actions and what each replay queued. */
+  readonly actions: PortalActionStore;
 
   constructor(db: Database.Database) {
     this.#db = db;
     this.#db.exec(PORTAL_SCHEMA_SQL);
+    this.actions = new PortalActionStore(db);
   }
 
   insertDelivery(row: Omit<PortalDeliveryRow, 'attempts' | 'lastOutcome' | 'lastStatus' | 'nextAttemptAt'>): void {
@@ -268,36 +262,6 @@ export class PortalStore {
     return { byAttempts, nextAttemptAt: next };
   }
 
-  /**
-   * Claims an idempotency key for an action. The first click gets `undefined` and runs the
-   * action; a repeat of the same click gets the recorded entry (result `undefined` while the
-   * first is still running) and must not run it again.
-   */
-  beginAction(
-    companyId: number,
-    key: string,
-    entry: { action: string; target: string | undefined; userId: number; username: string; now: number },
-  ): PortalAction | undefined {
-    const inserted = this.#db
-      .prepare(
-        `INSERT OR IGNORE INTO portal_actions (company_id, idempotency_key, action, target, user_id, username, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(companyId, key, entry.action, entry.target ?? null, entry.userId, entry.username, entry.now);
-    if (inserted.changes === 1) return undefined;
-    const row = this.#db
-      .prepare('SELECT * FROM portal_actions WHERE company_id = ? AND idempotency_key = ?')
-      .get(companyId, key) as Row;
-    return toAction(row);
-  }
-
-  getAction(companyId: number, key: string): PortalAction | undefined {
-    const row = this.#db
-      .prepare('SELECT * FROM portal_actions WHERE company_id = ? AND idempotency_key = ?')
-      .get(companyId, key) as Row | undefined;
-    return row && toAction(row);
-  }
-
   countFailedSince(companyId: number, since: number): number {
     const row = this.#db
       .prepare(
@@ -306,43 +270,4 @@ export class PortalStore {
       .get(companyId, since) as Row;
     return Number(row.n);
   }
-
-  finishAction(companyId: number, key: string, result: unknown): void {
-    this.#db
-      .prepare('UPDATE portal_actions SET result_json = ? WHERE company_id = ? AND idempotency_key = ?')
-      .run(JSON.stringify(result), companyId, key);
-  }
-
-  /** Forgets a click whose action failed before it changed anything, so the same click may be retried. */
-  abandonAction(companyId: number, key: string): void {
-    this.#db.prepare('DELETE FROM portal_actions WHERE company_id = ? AND idempotency_key = ?').run(companyId, key);
-  }
-
-  /** The audit log of one delivery (single redeliveries and test events name it as their target). */
-  actionsFor(companyId: number, target: string): PortalAction[] {
-    return (
-      this.#db
-        .prepare('SELECT * FROM portal_actions WHERE company_id = ? AND target = ? ORDER BY created_at')
-        .all(companyId, target) as Row[]
-    ).map(toAction);
-  }
-
-  /** The company's most recent actions, newest first. */
-  recentActions(companyId: number, limit: number): PortalAction[] {
-    return (
-      this.#db
-        .prepare('SELECT * FROM portal_actions WHERE company_id = ? ORDER BY created_at DESC LIMIT ?')
-        .all(companyId, limit) as Row[]
-    ).map(toAction);
-  }
-}
-
-function toAction(row: Row): PortalAction {
-  return {
-    action: String(row.action),
-    target: opt<string>(row.target),
-    username: String(row.username),
-    createdAt: Number(row.created_at),
-    result: row.result_json === null ? undefined : (JSON.parse(String(row.result_json)) as unknown),
-  };
 }
