@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -150,6 +150,61 @@ describe('the owner of an SQLite file and its write-ahead log', () => {
         await new Promise((resolve) => setTimeout(resolve, 400));
       }
       expect(statSync(`${path}-wal`).size).toBeLessThan(4 * 2 ** 20);
+      expect((await store.list({ limit: 1 })).length).toBe(1);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps the WAL bounded under steady load too, when its commits never pause', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kyc-sqlite-wal-steady-'));
+    const path = join(dir, 'deliveries.db');
+    const store = sqliteDeliveryStore({ path });
+    const body = JSON.stringify({ sessionId: 'wal', padding: 'x'.repeat(200) });
+    // The WAL header's checkpoint sequence number (bytes 12–15): one more each time the log starts again.
+    const walRestarts = () => {
+      const header = Buffer.alloc(16);
+      const fd = openSync(`${path}-wal`, 'r');
+      try {
+        readSync(fd, header, 0, header.length, 0);
+      } finally {
+        closeSync(fd);
+      }
+      return header.readUInt32BE(12);
+    };
+    let batches = 0;
+    try {
+      await store.insert({
+        id: 'first',
+        url: 'https://a.example/hook',
+        origin: 'https://a.example',
+        authKey: undefined,
+        signingSecret: undefined,
+        body,
+        createdAt: 0,
+      });
+      const restartsBefore = walRestarts();
+      // Batch after batch with no pause between them for two seconds: a passive checkpoint
+      // never finds the log idle; unless restarted, the WAL keeps every frame ever written.
+      const until = performance.now() + 2000;
+      while (performance.now() < until && batches < 2000) {
+        const batch = batches++;
+        await Promise.all(
+          Array.from({ length: 500 }, (_, i) =>
+            store.insert({
+              id: `steady-${batch}-${i}`,
+              url: 'https://a.example/hook',
+              origin: 'https://a.example',
+              authKey: undefined,
+              signingSecret: undefined,
+              body,
+              createdAt: batch * 1000 + i,
+            }),
+          ),
+        );
+      }
+      expect(walRestarts() - restartsBefore).toBeGreaterThanOrEqual(2);
       expect((await store.list({ limit: 1 })).length).toBe(1);
     } finally {
       await store.close();

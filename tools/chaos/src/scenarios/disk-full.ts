@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { auditDeliveries } from '../support/audit.js';
 import { CHAOS_KEY, startChaosReceiver } from '../support/chaos-receiver.js';
@@ -9,6 +9,7 @@ import { Invariants, type RunContext, type Scenario } from '../support/scenario.
 import { spawnScript } from '../support/spawn-script.js';
 
 const FACTOR = 1000;
+const DISK_MIB = 16;
 
 /** A small tmpfs of our own, so "the disk is full" is real and touches nothing else. */
 function mountSmallDisk(path: string, megabytes: number): () => void {
@@ -31,7 +32,9 @@ export const diskFull: Scenario = {
   async run(context: RunContext) {
     const invariants = new Invariants();
     const disk = join(context.dir, 'disk');
-    const unmount = mountSmallDisk(disk, 8);
+    // Room, once freed, for what the run writes after the full spell: the database (~3.5 MB) and
+    // a WAL the checkpointer restarts past ~4 MB. At 8 MiB the data alone filled the disk again.
+    const unmount = mountSmallDisk(disk, DISK_MIB);
     const receiver = await startChaosReceiver({
       random: context.random,
       faults: { reset: 0, resetMidBody: 0, hang: 0, error: 0.2 },
@@ -88,12 +91,20 @@ export const diskFull: Scenario = {
         'the engine process did not survive the full disk',
         () => `${code}: ${worker.stderr().slice(-600)}`,
       );
-      const drain = spawnScript('engine-worker', { ...base, maxLifeMs: 60_000, drain: true });
+      const freeAtRestart = free();
+      const sizes = readdirSync(disk)
+        .map((name) => `${name} ${Math.round(statSync(join(disk, name)).size / 1024)} KiB`)
+        .join(', ');
+      let refusedWith = '';
+      const drain = spawnScript('engine-worker', { ...base, maxLifeMs: 60_000, drain: true }, (line) => {
+        if (line.startsWith('refused ')) refusedWith = line;
+      });
       const drained = await drain.exited;
       invariants.check(
         drained === 0,
         'the engine did not restart on the freed disk',
-        () => `${drained}: ${drain.stderr().slice(-600)}`,
+        () =>
+          `exit ${drained} (${refusedWith || 'no refusal'}, ${freeAtRestart} bytes free): ${drain.stderr().slice(-600)}`,
       );
       const records = await readSqliteRecords(path);
       const audit = auditDeliveries(
@@ -119,7 +130,12 @@ export const diskFull: Scenario = {
       invariants.check(leaks === 0, 'an enqueue error named the Auth Key', () => `${leaks}`);
       return {
         figures: [
-          ['disk', '8 MiB tmpfs, filled to its last 16 KiB for 3 s, then freed'],
+          ['disk', `${DISK_MIB} MiB tmpfs, filled to its last 16 KiB for 3 s, then freed`],
+          [
+            'free at the restart / after the drain (KiB)',
+            `${Math.round(freeAtRestart / 1024)} / ${Math.round(free() / 1024)}`,
+          ],
+          ['files at the restart', sizes],
           [
             'events acknowledged (before / while full / after)',
             `${acked.size} (${ackedBefore} / ${ackedWhileFull} / ${acked.size - ackedBefore - ackedWhileFull})`,
