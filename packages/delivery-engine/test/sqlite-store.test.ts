@@ -124,6 +124,22 @@ describe('sqliteDeliveryStore schema upgrade', () => {
 });
 
 describe('the owner of an SQLite file and its write-ahead log', () => {
+  /** Inserts 500 deliveries at once (one group commit or a few) with ids and times of batch `batch`. */
+  const insertBatch = (store: ReturnType<typeof sqliteDeliveryStore>, prefix: string, batch: number, body: string) =>
+    Promise.all(
+      Array.from({ length: 500 }, (_, i) =>
+        store.insert({
+          id: `${prefix}-${batch}-${i}`,
+          url: 'https://a.example/hook',
+          origin: 'https://a.example',
+          authKey: undefined,
+          signingSecret: undefined,
+          body,
+          createdAt: batch * 1000 + i,
+        }),
+      ),
+    );
+
   it('keeps the WAL from growing without end, checkpointing beside its commits rather than inside them', {
     timeout: 30_000,
   }, async () => {
@@ -134,19 +150,7 @@ describe('the owner of an SQLite file and its write-ahead log', () => {
     try {
       // About 1 MB of WAL per batch; unchecked, twelve batches leave a WAL of 12 MB and more.
       for (let batch = 0; batch < 12; batch++) {
-        await Promise.all(
-          Array.from({ length: 500 }, (_, i) =>
-            store.insert({
-              id: `wal-${batch}-${i}`,
-              url: 'https://a.example/hook',
-              origin: 'https://a.example',
-              authKey: undefined,
-              signingSecret: undefined,
-              body,
-              createdAt: batch * 1000 + i,
-            }),
-          ),
-        );
+        await insertBatch(store, 'wal', batch, body);
         await new Promise((resolve) => setTimeout(resolve, 400));
       }
       expect(statSync(`${path}-wal`).size).toBeLessThan(4 * 2 ** 20);
@@ -175,35 +179,12 @@ describe('the owner of an SQLite file and its write-ahead log', () => {
     };
     let batches = 0;
     try {
-      await store.insert({
-        id: 'first',
-        url: 'https://a.example/hook',
-        origin: 'https://a.example',
-        authKey: undefined,
-        signingSecret: undefined,
-        body,
-        createdAt: 0,
-      });
+      await insertBatch(store, 'first', 0, body);
       const restartsBefore = walRestarts();
       // Batch after batch with no pause between them for two seconds: a passive checkpoint
       // never finds the log idle; unless restarted, the WAL keeps every frame ever written.
       const until = performance.now() + 2000;
-      while (performance.now() < until && batches < 2000) {
-        const batch = batches++;
-        await Promise.all(
-          Array.from({ length: 500 }, (_, i) =>
-            store.insert({
-              id: `steady-${batch}-${i}`,
-              url: 'https://a.example/hook',
-              origin: 'https://a.example',
-              authKey: undefined,
-              signingSecret: undefined,
-              body,
-              createdAt: batch * 1000 + i,
-            }),
-          ),
-        );
-      }
+      while (performance.now() < until && batches < 2000) await insertBatch(store, 'steady', batches++, body);
       expect(walRestarts() - restartsBefore).toBeGreaterThanOrEqual(2);
       expect((await store.list({ limit: 1 })).length).toBe(1);
     } finally {
