@@ -181,11 +181,18 @@ describe('the owner of an SQLite file and its write-ahead log', () => {
     try {
       await insertBatch(store, 'first', 0, body);
       const restartsBefore = walRestarts();
-      // Batch after batch with no pause between them for two seconds: a passive checkpoint
-      // never finds the log idle; unless restarted, the WAL keeps every frame ever written.
-      const until = performance.now() + 2000;
-      while (performance.now() < until && batches < 2000) await insertBatch(store, 'steady', batches++, body);
-      expect(walRestarts() - restartsBefore).toBeGreaterThanOrEqual(2);
+      // Batch after batch with no pause between them (each about 50 pages of WAL, the restart
+      // threshold 1 000): a passive checkpoint never finds the log idle, and unless restarted
+      // the WAL keeps every frame. Until it has started again twice, within bounds of time and
+      // of disk (1 500 batches are ~300 MB of WAL when it never restarts).
+      const started = performance.now();
+      const elapsed = () => Math.round(performance.now() - started);
+      let restarts = 0;
+      while (restarts < 2 && batches < 1500 && elapsed() < 20_000) {
+        await insertBatch(store, 'steady', batches++, body);
+        restarts = walRestarts() - restartsBefore;
+      }
+      expect(restarts, `${batches} batches in ${elapsed()} ms`).toBeGreaterThanOrEqual(2);
       expect((await store.list({ limit: 1 })).length).toBe(1);
     } finally {
       await store.close();
