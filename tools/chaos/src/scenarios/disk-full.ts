@@ -1,5 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  statfsSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { auditDeliveries } from '../support/audit.js';
 import { CHAOS_KEY, startChaosReceiver } from '../support/chaos-receiver.js';
@@ -23,6 +33,29 @@ function mountSmallDisk(path: string, megabytes: number): () => void {
   };
   process.once('exit', unmount);
   return unmount;
+}
+
+/**
+ * Writes `path` until the disk is full, then gives `leave` bytes back. Not one write of the free
+ * space measured first: the engine writes meanwhile, and such a write then failed with ENOSPC.
+ */
+function fillDisk(path: string, leave: number): void {
+  const fd = openSync(path, 'w');
+  const chunk = Buffer.alloc(64 * 1024);
+  let size = 0;
+  try {
+    for (;;) {
+      try {
+        size += writeSync(fd, chunk);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOSPC') break;
+        throw error;
+      }
+    }
+    ftruncateSync(fd, Math.max(0, size - leave));
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export const diskFull: Scenario = {
@@ -78,7 +111,7 @@ export const diskFull: Scenario = {
         const stats = statfsSync(disk);
         return stats.bavail * stats.bsize;
       };
-      writeFileSync(filler, Buffer.alloc(Math.max(0, free() - 16 * 1024)));
+      fillDisk(filler, 16 * 1024);
       const fullFrom = Date.now();
       const ackedBefore = acked.size;
       await pause(3000);
