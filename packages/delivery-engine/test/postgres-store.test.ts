@@ -1,24 +1,16 @@
-import { POSTGRES_URL, postgresAvailable } from '@kyc/test-support';
-import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { postgresAvailable } from '@kyc/test-support';
+import type pg from 'pg';
+import { describe, expect, it } from 'vitest';
 import { createDeliveryEngine, DeliveryEngineError } from '../src/index.js';
 import { postgresDeliveryStore } from '../src/postgres.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../src/store/schema.js';
 import { storeConformance } from './store-conformance.js';
 import { bodyFor, pause, recordAttempts } from './support/attempts.js';
-import { uniqueSchema } from './support/postgres-schema.js';
+import { poolsEndedAfterAll, uniqueSchema } from './support/postgres-schema.js';
 import { loopbackOptions, startReceiver } from './support/receiver.js';
 
 const available = await postgresAvailable();
-const pools: pg.Pool[] = [];
-const newPool = () => {
-  const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 4 });
-  pools.push(pool);
-  return pool;
-};
-afterAll(async () => {
-  await Promise.all(pools.map((pool) => pool.end()));
-});
+const newPool = poolsEndedAfterAll();
 
 describe.skipIf(!available)('postgres', () => {
   storeConformance('postgres', async () => {
@@ -146,8 +138,7 @@ describe.skipIf(!available)('postgres', () => {
       const schema = uniqueSchema('restart');
       const admin = newPool();
       // Two connections: holding both makes the LISTEN connection impossible to get.
-      const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 2, connectionTimeoutMillis: 300 });
-      pools.push(pool);
+      const pool = newPool({ max: 2, connectionTimeoutMillis: 300 });
       const receiver = await startReceiver(() => 200);
       const attempts = recordAttempts();
       const engine = createDeliveryEngine({

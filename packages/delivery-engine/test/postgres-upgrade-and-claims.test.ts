@@ -1,23 +1,15 @@
 import { POSTGRES_URL, postgresAvailable } from '@kyc/test-support';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { postgresDeliveryStore } from '../src/postgres.js';
 import { MIGRATIONS, migrationsTable, tableNames } from '../src/store/schema.js';
 import { bodyFor } from './support/attempts.js';
-import { uniqueSchema } from './support/postgres-schema.js';
+import { poolsEndedAfterAll, uniqueSchema } from './support/postgres-schema.js';
 
 // The Postgres store's own rows, beside the conformance suite (postgres-store.test.ts): how a
 // database of an earlier version is upgraded, and how a claim writes.
 const available = await postgresAvailable();
-const pools: pg.Pool[] = [];
-const newPool = () => {
-  const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 4 });
-  pools.push(pool);
-  return pool;
-};
-afterAll(async () => {
-  await Promise.all(pools.map((pool) => pool.end()));
-});
+const newPool = poolsEndedAfterAll();
 
 describe.skipIf(!available)('postgres store rows', () => {
   describe('postgresDeliveryStore schema upgrade', () => {
