@@ -14,26 +14,36 @@ const CONCURRENCY = 8;
 // receiver sees (and every attempt-log row's dialed address) names the worker that sent it.
 const VICTIM = '127.0.0.2';
 const SURVIVORS = ['127.0.0.1', '127.0.0.3'];
+const VICTIM_WARM_UP = 20;
 
 describe.skipIf(!(await postgresAvailable()))('three workers sharing one Postgres', () => {
   it('deliver every event once, except attempts in flight in the worker killed mid-run', {
     timeout: 120_000,
   }, async () => {
-    // Answers take 20–50 ms. Once armed, the receiver holds the victim's requests unanswered, so
-    // the kill always lands with attempts in flight, however the loaded machine schedules the
-    // workers (waiting for a share of the receipts alone once caught the victim idle).
+    // Answers take 20–50 ms. The kill is armed once the victim itself has had VICTIM_WARM_UP
+    // answers; from then on the receiver holds the victim's requests unanswered, so the kill always
+    // lands with attempts in flight. Until then the survivors' answers take 250–350 ms (under the
+    // 1 s deadline), so the backlog outlasts even a victim that a loaded machine schedules late:
+    // arming after a third of all receipts once found the survivors had drained the queue while
+    // the victim sat idle, and the test waited for a victim request that never came.
     let armed = false;
+    let victimAnswered = 0;
     let victimHolds: () => void = () => undefined;
     const victimHasRequestInFlight = new Promise<void>((resolve) => {
       victimHolds = resolve;
     });
+    const quick = () => ({ status: 200, delayMs: 20 + Math.floor(Math.random() * 30) });
     const receiver = await startReceiver(
       (request) => {
-        if (armed && request.localAddress === VICTIM) {
+        if (request.localAddress !== VICTIM)
+          return armed ? quick() : { ...quick(), delayMs: 250 + Math.floor(Math.random() * 100) };
+        if (armed) {
           victimHolds();
           return 'hang';
         }
-        return { status: 200, delayMs: 20 + Math.floor(Math.random() * 30) };
+        victimAnswered += 1;
+        armed = victimAnswered >= VICTIM_WARM_UP;
+        return quick();
       },
       { hosts: [...SURVIVORS, VICTIM] },
     );
@@ -73,9 +83,12 @@ describe.skipIf(!(await postgresAvailable()))('three workers sharing one Postgre
       } finally {
         client.release();
       }
-      await receiver.waitFor(EVENTS / 3);
-      armed = true;
-      await victimHasRequestInFlight;
+      await settlesWithin(victimHasRequestInFlight, 30_000, () => {
+        const receipts = [...SURVIVORS, VICTIM].map(
+          (address) => `${address}: ${receiver.requests.filter((r) => r.localAddress === address).length}`,
+        );
+        return `the victim had no request held within 30 s (receipts ${receipts.join(', ')}; victim stderr: ${workers[0]?.stderr()})`;
+      });
       const [victim, ...survivors] = workers;
       victim?.child.kill('SIGKILL');
       const receivedAtKill = receiver.requests.length;
@@ -122,3 +135,16 @@ describe.skipIf(!(await postgresAvailable()))('three workers sharing one Postgre
     }
   });
 });
+
+/** Waits for `promise`, failing with `explain()` after `ms` instead of running into the test's timeout. */
+async function settlesWithin(promise: Promise<void>, ms: number, explain: () => string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(explain())), ms);
+  });
+  try {
+    await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

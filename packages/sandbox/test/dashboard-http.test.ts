@@ -8,11 +8,12 @@ import { AUTH_KEY, api, basicAuth, eventually, PASSWORD, startTestSandbox, USERN
 
 let sandbox: Awaited<ReturnType<typeof startTestSandbox>>;
 let hostileReceiver: Awaited<ReturnType<typeof listen>>;
+let certificate: Awaited<ReturnType<typeof createTestCertificate>>;
 const HOSTILE = '<img src=x onerror="alert(1)">';
 const HOSTILE_ANSWER = '<script>alert("from the receiver")</script>';
 
 beforeAll(async () => {
-  const certificate = await createTestCertificate(['127.0.0.1']);
+  certificate = await createTestCertificate(['127.0.0.1']);
   // A receiver's answer is attacker-controlled text that the Deliveries page shows.
   hostileReceiver = await listen(() => new Response(HOSTILE_ANSWER, { status: 500 }), {
     port: 0,
@@ -84,6 +85,47 @@ describe('dashboard over HTTP', () => {
     expect(html).toContain(id);
     expect(html).not.toContain(HOSTILE_ANSWER);
     expect(html).toContain('&lt;script&gt;alert(&quot;from the receiver&quot;)&lt;/script&gt;');
+  });
+
+  it('calls a delivery Sending until its first attempt is recorded, then Retrying', async () => {
+    let answer: () => void = () => undefined;
+    const firstAttemptHeld = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    let arrived = 0;
+    const slowReceiver = await listen(
+      async () => {
+        arrived += 1;
+        await firstAttemptHeld;
+        return new Response('not yet', { status: 500 });
+      },
+      { port: 0, host: '127.0.0.1', tls: certificate },
+    );
+    try {
+      await api(sandbox.url, 'PUT', SANDBOX_API.settings, {
+        body: { webhookUrl: `${slowReceiver.url}/hook`, authKey: AUTH_KEY },
+      });
+      const id = ((await api(sandbox.url, 'POST', SANDBOX_API.sessions, { body: {} })).json as { id: string }).id;
+      await api(sandbox.url, 'POST', '/api/v1/kyc/session/finish', { body: { sessionId: id } });
+      await eventually(async () => (arrived > 0 ? true : undefined));
+      const { eventId } = (await api(sandbox.url, 'GET', `${SANDBOX_API.sessions}/${id}/delivery`))
+        .json as DeliveryView;
+      const cookie = await login(USERNAME);
+      const badgeOf = async () => {
+        const html = await (
+          await fetch(`${sandbox.url}/dashboard/deliveries/${eventId}`, { headers: { cookie } })
+        ).text();
+        return /<th scope="row">Status<\/th><td><span class="badge b-pending">(\w+)<\/span>/.exec(html)?.[1];
+      };
+      await expect(badgeOf()).resolves.toBe('Sending');
+      const list = await (await fetch(`${sandbox.url}/dashboard/deliveries`, { headers: { cookie } })).text();
+      expect(list).toMatch(new RegExp(`${eventId}[^]*?b-pending">Sending<`));
+      answer();
+      await eventually(async () => ((await badgeOf()) === 'Retrying' ? true : undefined));
+    } finally {
+      answer();
+      await slowReceiver.close();
+    }
   });
 
   it('escapes a rejected URL echoed back into the settings form', async () => {

@@ -246,8 +246,10 @@ describe.skipIf(!(await chromiumAvailable()))('webhook portal in Chromium', { ti
     });
     const fresh = await finishSession();
     const row = page.getByRole('row', { name: new RegExp(fresh.id) });
+    // The row appears with the first event the page hears of (Sending, or Delivered on a quick
+    // machine) and then follows the delivery to Delivered, all in the same document.
     await row.waitFor({ timeout: 10_000 });
-    await expect(row.textContent()).resolves.toContain('Delivered');
+    await row.getByText('Delivered').waitFor({ timeout: 10_000 });
     expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
     await expect(page.locator('#live-status').textContent()).resolves.toMatch(/^Updated/);
     await checkBothSizes(page, 'portal-06b-live-update');

@@ -15,7 +15,7 @@ export function deliveryRows(page: DeliveryPage): Html {
   return html`${page.deliveries.map(
     (d: DeliveryListItem) => html`<tr data-event-id="${d.eventId}">
 <td data-label="Session"><a href="/dashboard/deliveries/${d.eventId}">${d.sessionId}</a>${d.test ? html` <span class="badge b-test">Test</span>` : ''}</td>
-<td data-label="Short key">${d.shortKey}</td><td data-label="Status">${stateBadge(d.state)}</td><td data-label="Attempts">${d.attempts}</td>
+<td data-label="Short key">${d.shortKey}</td><td data-label="Status">${stateBadge(d.state, d.attempts)}</td><td data-label="Attempts">${d.attempts}</td>
 <td data-label="Last answer">${d.lastStatus ?? d.lastOutcome ?? (d.note ? html`<span class="muted">${d.note}</span>` : '—')}</td>
 <td data-label="Created">${timeOf(d.createdAt)}</td><td data-label="Next attempt">${timeOf(d.nextAttemptAt)}</td></tr>`,
   )}`;

@@ -23,7 +23,7 @@ export function deliveryPage(d: DeliveryDetail, csrf: string, notice: string | u
   return html`${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
 <section aria-labelledby="summary-heading"><h2 id="summary-heading">Summary</h2>
 <table><tbody>
-<tr><th scope="row">Status</th><td>${stateBadge(d.state)}${d.test ? html` <span class="badge b-test">Test event</span>` : ''}</td></tr>
+<tr><th scope="row">Status</th><td>${stateBadge(d.state, d.attempts)}${d.test ? html` <span class="badge b-test">Test event</span>` : ''}</td></tr>
 <tr><th scope="row">Event id (Webhook-Id)</th><td><code>${d.eventId}</code></td></tr>
 <tr><th scope="row">Session</th><td><code>${d.sessionId}</code> · short key ${d.shortKey}</td></tr>
 <tr><th scope="row">Created</th><td>${timeOf(d.createdAt)}</td></tr>

@@ -10,9 +10,14 @@ const LABELS: Readonly<Record<string, string>> = {
   not_sent: 'Not sent',
 };
 
-/** A delivery state as a badge whose text says it (colour is only a second cue). */
-export function stateBadge(state: string): Html {
-  return html`<span class="badge b-${state}">${LABELS[state] ?? state}</span>`;
+/**
+ * A delivery state as a badge whose text says it (colour is only a second cue). A pending
+ * delivery reads Sending until its first attempt is recorded: "Retrying" beside "0 attempts"
+ * contradicted itself.
+ */
+export function stateBadge(state: string, attempts: number): Html {
+  const label = state === 'pending' && attempts === 0 ? 'Sending' : (LABELS[state] ?? state);
+  return html`<span class="badge b-${state}">${label}</span>`;
 }
 
 /** An ISO time as `2026-11-25 06:40:12 UTC` in a `<time>` element; a dash for none. */

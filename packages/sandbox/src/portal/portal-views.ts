@@ -17,7 +17,7 @@ export interface DeliveryListItem {
   readonly sessionId: string;
   readonly shortKey: string;
   readonly test: boolean;
-  /** `queued`, `not_sent`, `pending` (shown as Retrying), `delivered` or `failed`. */
+  /** `queued`, `not_sent`, `pending` (shown as Sending before its first attempt, then Retrying), `delivered` or `failed`. */
   readonly state: string;
   readonly attempts: number;
   readonly lastOutcome: string | null;
