@@ -22,10 +22,11 @@ describe.skipIf(!(await postgresAvailable()))('three workers sharing one Postgre
   }, async () => {
     // Answers take 20–50 ms. The kill is armed once the victim itself has had VICTIM_WARM_UP
     // answers; from then on the receiver holds the victim's requests unanswered, so the kill always
-    // lands with attempts in flight. Until then the survivors' answers take 250–350 ms (under the
-    // 1 s deadline), so the backlog outlasts even a victim that a loaded machine schedules late:
-    // arming after a third of all receipts once found the survivors had drained the queue while
-    // the victim sat idle, and the test waited for a victim request that never came.
+    // lands with attempts in flight. Until then the survivors' answers take 150–250 ms, so the
+    // backlog outlasts even a victim that a loaded machine schedules late (arming after a third of
+    // all receipts once found the survivors had drained the queue while the victim sat idle, and
+    // the test waited for a victim request that never came). That is a tenth of the 3 s deadline,
+    // which a survivor's attempt must never reach: it would be sent twice.
     let armed = false;
     let victimAnswered = 0;
     let victimHolds: () => void = () => undefined;
@@ -36,7 +37,7 @@ describe.skipIf(!(await postgresAvailable()))('three workers sharing one Postgre
     const receiver = await startReceiver(
       (request) => {
         if (request.localAddress !== VICTIM)
-          return armed ? quick() : { ...quick(), delayMs: 250 + Math.floor(Math.random() * 100) };
+          return armed ? quick() : { ...quick(), delayMs: 150 + Math.floor(Math.random() * 100) };
         if (armed) {
           victimHolds();
           return 'hang';
@@ -64,8 +65,8 @@ describe.skipIf(!(await postgresAvailable()))('three workers sharing one Postgre
         schema,
         ca: (await testCertificate()).cert,
         concurrency: CONCURRENCY,
-        leaseMs: 1500,
-        deadlineMs: 1000,
+        leaseMs: 4000,
+        deadlineMs: 3000,
         expectFinished: EVENTS,
       };
       const workers = [VICTIM, ...SURVIVORS].map((resolveTo) => spawnWorker({ ...config, resolveTo }));
