@@ -14,7 +14,8 @@ import { resolveOutcome } from './domain/outcome.js';
 import type { SessionRecord } from './domain/session-record.js';
 import { buildWebhookBody, sessionDetails } from './domain/webhook-body.js';
 import type { OutboxRelay } from './engine/outbox-relay.js';
-import type { CompanyRecord, OutboxRow, SandboxStore } from './store/sandbox-store.js';
+import type { OutboxRow } from './store/outbox.js';
+import type { CompanyRecord, SandboxStore } from './store/sandbox-store.js';
 
 /** The company's webhook settings as the API and dashboard show them: never the key itself. */
 export interface WebhookSettings {
@@ -109,7 +110,7 @@ export class SandboxService {
   }
 
   async sessionDelivery(sessionId: string): Promise<SessionDelivery | undefined> {
-    const outbox = this.store.outboxForSession(sessionId);
+    const outbox = this.store.outbox.forSession(sessionId);
     if (!outbox) return undefined;
     return {
       outbox,
@@ -118,7 +119,7 @@ export class SandboxService {
   }
 
   async deliveries(companyId: number, limit = 50): Promise<SessionDelivery[]> {
-    const rows = this.store.listOutbox(companyId, limit);
+    const rows = this.store.outbox.list(companyId, limit);
     return Promise.all(
       rows.map(async (outbox) => ({
         outbox,
@@ -129,7 +130,7 @@ export class SandboxService {
 
   /** Starts a new round of attempts for one of this company's deliveries. */
   async redeliver(companyId: number, eventId: string): Promise<'started' | 'not_found' | 'in_progress'> {
-    if (!this.store.outboxByEvent(eventId, companyId)) return 'not_found';
+    if (!this.store.outbox.byEvent(eventId, companyId)) return 'not_found';
     try {
       await this.engine.redeliver(eventId);
       return 'started';

@@ -72,15 +72,15 @@ describe('outbox relay', () => {
       await deliveryStore.close();
       store.close();
     });
-    const [row] = store.unrelayed();
+    const [row] = store.outbox.unrelayed();
     if (!row?.url) throw new Error('outbox row missing');
     // The relay's enqueue succeeded, then the process died before markRelayed.
     await engine.enqueue({ id: row.eventId, url: row.url, body: row.body, authKey: AUTH_KEY });
     const relay = createOutboxRelay(store, engine, Date.now);
     await relay.relay();
     await relay.relay();
-    expect(store.unrelayed()).toEqual([]);
-    expect(store.outboxForSession(session.id)?.relayError).toBeUndefined();
+    expect(store.outbox.unrelayed()).toEqual([]);
+    expect(store.outbox.forSession(session.id)?.relayError).toBeUndefined();
     expect((await engine.listDeliveries()).map((d) => d.id)).toEqual([row.eventId]);
   });
 

@@ -25,12 +25,12 @@ export function createOutboxRelay(
   async function pass(): Promise<void> {
     // Bounded: at most 100 rows per batch, and a batch that makes no progress ends the pass.
     for (let batch = 0; batch < 1000; batch++) {
-      const rows = store.unrelayed(100);
+      const rows = store.outbox.unrelayed(100);
       if (rows.length === 0) return;
       let progressed = false;
       for (const row of rows) {
         if (row.url === undefined) {
-          store.markRelayed(row.eventId, now(), 'no webhook URL was configured when the session finished');
+          store.outbox.markRelayed(row.eventId, now(), 'no webhook URL was configured when the session finished');
           progressed = true;
           continue;
         }
@@ -48,11 +48,11 @@ export function createOutboxRelay(
               ...(row.authKey === undefined ? {} : { authKey: row.authKey }),
             }),
           );
-          store.markRelayed(row.eventId, now(), undefined);
+          store.outbox.markRelayed(row.eventId, now(), undefined);
           progressed = true;
         } catch (error) {
           if (error instanceof DeliveryEngineError && PERMANENT.has(error.code)) {
-            store.markRelayed(row.eventId, now(), error.message);
+            store.outbox.markRelayed(row.eventId, now(), error.message);
             progressed = true;
           } else {
             logger?.warn?.(`outbox relay: event ${row.eventId} stays queued: ${(error as Error).message}`);

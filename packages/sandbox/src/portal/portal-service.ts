@@ -127,7 +127,7 @@ export class PortalService {
       row.state === 'queued' || row.state === 'not_sent' ? undefined : await this.engine.getDelivery(eventId);
     if (record) this.#sync(record);
     const fresh = this.store.portal.get(actor.companyId, eventId) ?? row;
-    const body = record?.body ?? this.store.outboxByEvent(eventId, actor.companyId)?.body ?? '';
+    const body = record?.body ?? this.store.outbox.byEvent(eventId, actor.companyId)?.body ?? '';
     const forwards = this.store.forwards.forEvent(actor.companyId, eventId);
     return {
       ...deliveryListItem(fresh),

@@ -27,8 +27,8 @@ describe('SandboxStore', () => {
     const second = store.finishSession(companyId, session.id, 3000, () => '{"id":"y"}');
     expect(second?.finished).toBe(false);
     expect(second?.session.endedAt).toBe(2000);
-    expect(store.unrelayed()).toHaveLength(1);
-    expect(store.outboxForSession(session.id)).toMatchObject({ url: 'https://acme.example/hook', body: '{"id":"x"}' });
+    expect(store.outbox.unrelayed()).toHaveLength(1);
+    expect(store.outbox.forSession(session.id)).toMatchObject({ url: 'https://acme.example/hook', body: '{"id":"x"}' });
   });
 
   it('rolls the session back when the outbox write fails', () => {
@@ -41,7 +41,7 @@ describe('SandboxStore', () => {
       }),
     ).toThrow('body could not be built');
     expect(store.getSession(companyId, session.id)?.state).toBe('IN_PROGRESS');
-    expect(store.unrelayed()).toEqual([]);
+    expect(store.outbox.unrelayed()).toEqual([]);
   });
 
   it('keeps companies apart: another company cannot read or finish a session', () => {
@@ -61,7 +61,7 @@ describe('SandboxStore', () => {
     store.close();
     const reopened = new SandboxStore(path);
     expect(reopened.getSession(companyId, session.id)?.state).toBe('FINISHED');
-    expect(reopened.unrelayed().map((row) => row.sessionId)).toEqual([session.id]);
+    expect(reopened.outbox.unrelayed().map((row) => row.sessionId)).toEqual([session.id]);
     reopened.close();
   });
 

@@ -10,7 +10,9 @@ import { authKeyHint, PortalStore } from '../portal/portal-store.js';
 import { SandboxError } from '../sandbox-error.js';
 import { CliTokens } from './cli-tokens.js';
 import { DashboardLogins } from './dashboard-logins.js';
+import { Outbox } from './outbox.js';
 import { SCHEMA_SQL } from './schema.js';
+import { optionalInteger, optionalText, type Row } from './sql-row.js';
 
 /** A company and its webhook settings. `authKey` never leaves the server except to the engine. */
 export interface CompanyRecord {
@@ -30,24 +32,6 @@ export interface UserRecord {
   readonly passwordHash: string;
 }
 
-/** A webhook event written in the finish transaction, waiting to be handed to the engine. */
-export interface OutboxRow {
-  readonly eventId: string;
-  readonly sessionId: string;
-  readonly url: string | undefined;
-  readonly authKey: string | undefined;
-  readonly body: string;
-  readonly relayedAt: number | undefined;
-  readonly relayError: string | undefined;
-  readonly companyId: number;
-  /** W3C traceparent of the request that finished the session, so the enqueue joins its trace. */
-  readonly traceParent: string | undefined;
-}
-
-type Row = Record<string, unknown>;
-const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-const num = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
-
 function toSession(row: Row): SessionRecord {
   return {
     id: String(row.id),
@@ -56,21 +40,7 @@ function toSession(row: Row): SessionRecord {
     state: String(row.state) as SessionState,
     outcome: JSON.parse(String(row.outcome_json)) as SessionOutcome,
     startedAt: Number(row.started_at),
-    endedAt: num(row.ended_at),
-  };
-}
-
-function toOutbox(row: Row): OutboxRow {
-  return {
-    eventId: String(row.event_id),
-    sessionId: String(row.session_id),
-    url: str(row.url),
-    authKey: str(row.auth_key),
-    body: String(row.body),
-    relayedAt: num(row.relayed_at),
-    relayError: str(row.relay_error),
-    companyId: Number(row.company_id),
-    traceParent: str(row.trace_parent),
+    endedAt: optionalInteger(row.ended_at),
   };
 }
 
@@ -87,6 +57,8 @@ export class SandboxStore {
   readonly cliTokens: CliTokens;
   /** The dashboard's logins. */
   readonly logins: DashboardLogins;
+  /** The webhook events written with each finish, waiting for (or handed to) the engine. */
+  readonly outbox: Outbox;
 
   constructor(path: string) {
     try {
@@ -98,6 +70,7 @@ export class SandboxStore {
       this.forwards = new ForwardLog(this.#db);
       this.cliTokens = new CliTokens(this.#db);
       this.logins = new DashboardLogins(this.#db);
+      this.outbox = new Outbox(this.#db, this.portal);
       // Files made before the outbox kept the finishing request's trace context.
       const columns = this.#db.prepare('PRAGMA table_info(outbox)').all() as Row[];
       if (!columns.some((column) => column.name === 'trace_parent')) {
@@ -160,9 +133,9 @@ export class SandboxStore {
     return {
       id,
       name: String(row.name),
-      webhookUrl: str(row.webhook_url),
-      authKey: str(row.auth_key),
-      listenedAt: num(row.listened_at),
+      webhookUrl: optionalText(row.webhook_url),
+      authKey: optionalText(row.auth_key),
+      listenedAt: optionalInteger(row.listened_at),
     };
   }
 
@@ -237,12 +210,15 @@ export class SandboxStore {
         this.#db
           .prepare('UPDATE sessions SET state = ?, ended_at = ? WHERE id = ?')
           .run(STATE.FINISHED, endedAt, session.id);
-        const eventId = `evt_${randomBytes(16).toString('hex')}`;
-        this.#db
-          .prepare(
-            'INSERT INTO outbox (event_id, session_id, company_id, url, auth_key, body, created_at, trace_parent) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-          )
-          .run(eventId, id, companyId, url ?? null, company?.authKey ?? null, body, now, traceParent ?? null);
+        const eventId = this.outbox.insert({
+          sessionId: id,
+          companyId,
+          url,
+          authKey: company?.authKey,
+          body,
+          createdAt: now,
+          traceParent,
+        });
         this.portal.insertDelivery({
           eventId,
           companyId,
@@ -259,42 +235,6 @@ export class SandboxStore {
         return { session: { ...session, state: STATE.FINISHED, endedAt }, finished: true };
       })
       .immediate();
-  }
-
-  /** Outbox rows not yet handed to the engine, oldest first. */
-  unrelayed(limit = 100): OutboxRow[] {
-    const rows = this.#db
-      .prepare('SELECT * FROM outbox WHERE relayed_at IS NULL ORDER BY created_at, event_id LIMIT ?')
-      .all(limit) as Row[];
-    return rows.map(toOutbox);
-  }
-
-  markRelayed(eventId: string, now: number, error: string | undefined): void {
-    this.#db.transaction(() => {
-      this.#db
-        .prepare('UPDATE outbox SET relayed_at = ?, relay_error = ? WHERE event_id = ?')
-        .run(now, error ?? null, eventId);
-      this.portal.markRelayed(eventId, error, now);
-    })();
-  }
-
-  outboxForSession(sessionId: string): OutboxRow | undefined {
-    const row = this.#db.prepare('SELECT * FROM outbox WHERE session_id = ?').get(sessionId) as Row | undefined;
-    return row && toOutbox(row);
-  }
-
-  outboxByEvent(eventId: string, companyId: number): OutboxRow | undefined {
-    const row = this.#db
-      .prepare('SELECT * FROM outbox WHERE event_id = ? AND company_id = ?')
-      .get(eventId, companyId) as Row | undefined;
-    return row && toOutbox(row);
-  }
-
-  listOutbox(companyId: number, limit = 200): OutboxRow[] {
-    const rows = this.#db
-      .prepare('SELECT * FROM outbox WHERE company_id = ? ORDER BY created_at DESC, event_id LIMIT ?')
-      .all(companyId, limit) as Row[];
-    return rows.map(toOutbox);
   }
 
   close(): void {
