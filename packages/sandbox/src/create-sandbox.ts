@@ -23,6 +23,7 @@ import { ListenerHub } from './listen/listener-hub.js';
 import type { ListenerInfo } from './listen/listener-session.js';
 import { isListenerHost } from './listen/listener-url.js';
 import { PortalService } from './portal/portal-service.js';
+import { authKeyHint } from './portal/portal-store.js';
 import { SandboxError } from './sandbox-error.js';
 import type { SandboxOptions } from './sandbox-options.js';
 import { SandboxService } from './sandbox-service.js';
@@ -142,6 +143,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       store.forwards.mark(eventId, attempt, listener.companyId, listener, Date.now()),
     listened: (companyId) => store.markListened(companyId, Date.now()),
     changed: (companyId) => portal?.notify(companyId),
+    authKeyLast4: (companyId) => authKeyHint(store.getCompany(companyId)?.authKey),
   });
   const engineOptions: DeliveryEngineOptions = {
     store: deliveryStore,

@@ -28,6 +28,8 @@ describe('kyc-sandbox listen and trigger: who gets what', () => {
     const bobReceiver = await startPlainReceiver();
     try {
       const bob = await suite.listen(BOB, bobReceiver.url);
+      // Beta Lending set no Auth Key: the banner says so, and where to set one.
+      await bob.waitFor(/No Auth Key is set, so deliveries carry no Authorization header/);
       const bobEvent = await suite.triggered(BOB, ['approved']);
       const aliceEvent = await suite.triggered(ALICE, ['approved']);
       await eventually(() => (bobReceiver.requests.some((r) => r.id === bobEvent) ? true : undefined));
@@ -86,6 +88,10 @@ describe('kyc-sandbox listen and trigger: who gets what', () => {
   it('shows the Auth Key only as Bearer •••• and its last four characters', async () => {
     suite.answer(() => 401);
     const listener = await suite.listen(ALICE, suite.receiver.url);
+    // The banner names the key before any delivery, masked the same way.
+    await listener.waitFor(
+      new RegExp(`Deliveries carry Authorization: Bearer ••••${AUTH_KEY.slice(-4).replace('$', '\\$')}: your receiver`),
+    );
     const id = await suite.triggered(ALICE, ['approved']);
     await listener.waitFor(new RegExp(`${id}  .*→ 401`));
     await listener.waitFor(

@@ -3,7 +3,7 @@ import { CliError } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
 import { parseForwardTarget } from './forward-target.js';
 import { connectOnce } from './listen-client.js';
-import { clockTime } from './listen-output.js';
+import { authorizationNotice, clockTime } from './listen-output.js';
 import { parse } from './parse-flags.js';
 import { serviceLogin } from './service-login.js';
 
@@ -83,6 +83,7 @@ export async function listenCommand(args: string[], io: CliIo): Promise<number> 
         } else {
           io.out(`Ready! Forwarding ${ready.company}'s webhooks to ${target.href}\n`);
           io.out(`  logged in as ${ready.username} at ${login.service.origin}${scale}\n`);
+          io.out(`  ${authorizationNotice(ready.authKeyLast4)}\n`);
           io.out('  Each delivery prints one line; a failed one says what to fix. Ctrl-C stops.\n\n');
         }
         everReady = true;

@@ -1,7 +1,7 @@
 import { sampleStatusWebhook } from '@kyc/contracts';
 import { describe, expect, it } from 'vitest';
 import type { AttemptMessage } from '../listen/protocol.js';
-import { formatDelivery, formatRecorded, maskAuthorization } from './listen-output.js';
+import { authorizationNotice, formatDelivery, formatRecorded, maskAuthorization } from './listen-output.js';
 
 const KEY = 'qT7#vLm2$Xw9pRz4!Kd8nB3eHs6';
 const message: AttemptMessage = {
@@ -20,6 +20,13 @@ describe('the listen terminal', () => {
   it('masks an Auth Key to Bearer •••• and its last four characters', () => {
     expect(maskAuthorization(`Bearer ${KEY}`)).toBe('Bearer ••••eHs6');
     expect(maskAuthorization(undefined)).toBe('(none)');
+  });
+
+  it('says once which key deliveries carry, or that none is set and where to set it', () => {
+    expect(authorizationNotice('eHs6')).toBe(
+      'Deliveries carry Authorization: Bearer ••••eHs6: your receiver must expect that key.',
+    );
+    expect(authorizationNotice(null)).toMatch(/^No Auth Key is set, .* Settings → My company → Edit/);
   });
 
   it('prints one line for a delivered attempt, and no fix', () => {

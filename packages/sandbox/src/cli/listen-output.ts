@@ -14,6 +14,16 @@ export function maskAuthorization(value: string | undefined): string {
   return `${AUTH_SCHEME} ${MASK}${key.slice(-4)}`;
 }
 
+/**
+ * Which key the deliveries will carry, said once when the listener is ready: a receiver that
+ * checks another key (or none is set) otherwise shows up only as a 401 on the first delivery.
+ */
+export function authorizationNotice(authKeyLast4: string | null): string {
+  return authKeyLast4 === null
+    ? 'No Auth Key is set, so deliveries carry no Authorization header: set one under Settings → My company → Edit, and give your receiver the same key.'
+    : `Deliveries carry Authorization: ${maskAuthorization(authKeyLast4)}: your receiver must expect that key.`;
+}
+
 /** `HH:MM:SS` on the local clock: a terminal is read by the person in front of it. */
 export function clockTime(at: Date): string {
   return at.toTimeString().slice(0, 8);

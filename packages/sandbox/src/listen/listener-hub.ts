@@ -16,6 +16,8 @@ export interface ListenerHubOptions {
   readonly listened: (companyId: number) => void;
   /** A company's forwarding state changed (a listener came or went): live pages refresh. */
   readonly changed: (companyId: number) => void;
+  /** The last four characters of the company's Auth Key, told to its CLI; undefined when none is set. */
+  readonly authKeyLast4: (companyId: number) => string | undefined;
 }
 
 const MAX_AWAITING = 10_000;
@@ -90,6 +92,7 @@ export class ListenerHub {
       since: new Date(info.since).toISOString(),
       deadlineMs: this.options.deadlineMs,
       timeScale: this.options.timeScale,
+      authKeyLast4: this.options.authKeyLast4(info.companyId) ?? null,
     });
     this.options.changed(info.companyId);
     return session;

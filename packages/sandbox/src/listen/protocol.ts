@@ -46,6 +46,11 @@ export const readyMessageSchema = z.strictObject({
   deadlineMs: z.number().int().positive(),
   /** The sandbox's schedule speed-up (1 = the protocol's 1/5/15 minutes). */
   timeScale: z.number().positive(),
+  /**
+   * The last four characters of the company's Auth Key when the listener connected, so the CLI
+   * can say which key the deliveries carry; null when none is set (they carry no Authorization).
+   */
+  authKeyLast4: text(4).nullable(),
 });
 
 /** One attempt to POST to the local URL, exactly as the engine built it. */
