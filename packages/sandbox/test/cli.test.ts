@@ -18,6 +18,18 @@ afterAll(() => dir.remove());
 
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at /);
 
+describe('kyc-sandbox trigger: clear errors', () => {
+  it('names a trigger status it does not know, and the ones it does, before asking for a login', async () => {
+    const unknown = await spawnCli(['trigger', 'aproved']).result();
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown status "aproved": trigger takes approved, rejected, pending, error\n/);
+    const extra = await spawnCli(['trigger', 'approved', 'twice']).result();
+    expect(extra.code).toBe(2);
+    expect(extra.stderr).toMatch(/unexpected argument "twice"/);
+    noStack(unknown.stderr);
+  });
+});
+
 describe('kyc-sandbox start: clear errors', () => {
   it('rejects an unknown flag with exit code 2 and no stack', async () => {
     const { code, stderr } = await spawnCli(['start', '--bogus']).result();

@@ -15,7 +15,8 @@ const SHAPE_NAMES: Readonly<Record<PayloadShape, string>> = {
   status: 'the status body',
   both: 'one body with both groups',
 };
-const USAGE = `usage: kyc-sandbox trigger ${VERIFICATION_STATUSES.map((s) => s.toLowerCase()).join('|')} [--shape ${PAYLOAD_SHAPES.join('|')}] [--user <name>]`;
+const STATUS_NAMES = VERIFICATION_STATUSES.map((s) => s.toLowerCase());
+const USAGE = `usage: kyc-sandbox trigger ${STATUS_NAMES.join('|')} [--shape ${PAYLOAD_SHAPES.join('|')}] [--user <name>]`;
 
 interface Delivery {
   eventId: string;
@@ -44,8 +45,12 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
     user: { type: 'string', short: 'u' },
   });
   const [name, ...rest] = positionals;
-  const status = name?.toUpperCase() as VerificationStatus | undefined;
-  if (status === undefined || !VERIFICATION_STATUSES.includes(status) || rest.length > 0) throw new CliError(USAGE, 2);
+  if (name === undefined) throw new CliError(USAGE, 2);
+  const status = name.toUpperCase() as VerificationStatus;
+  if (!VERIFICATION_STATUSES.includes(status)) {
+    throw new CliError(`unknown status "${name}": trigger takes ${STATUS_NAMES.join(', ')}\n${USAGE}`, 2);
+  }
+  if (rest.length > 0) throw new CliError(`unexpected argument "${rest[0]}": trigger takes one status\n${USAGE}`, 2);
   const shape = (values.shape ?? 'both') as PayloadShape;
   if (!PAYLOAD_SHAPES.includes(shape)) {
     throw new CliError(`--shape must be one of ${PAYLOAD_SHAPES.join(', ')} (got "${values.shape}")`, 2);
