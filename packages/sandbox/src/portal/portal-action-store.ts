@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { optionalText, type Row } from '../store/sql-row.js';
 
 /** An audit-log entry of an integrator's action, keyed by the click that asked for it. */
 export interface PortalAction {
@@ -12,9 +13,6 @@ export interface PortalAction {
 
 /** What an idempotency key may look like (the API's header and the dashboard forms' click keys). */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\w-]{16,128}$/;
-
-type Row = Record<string, unknown>;
-const opt = <T>(value: unknown): T | undefined => (value === null || value === undefined ? undefined : (value as T));
 
 /**
  * `portal_actions`, the audit log of what integrators asked for (redeliver, replay, test event),
@@ -93,7 +91,7 @@ export class PortalActionStore {
 function toAction(row: Row): PortalAction {
   return {
     action: String(row.action),
-    target: opt<string>(row.target),
+    target: optionalText(row.target),
     username: String(row.username),
     createdAt: Number(row.created_at),
     result: row.result_json === null ? undefined : (JSON.parse(String(row.result_json)) as unknown),

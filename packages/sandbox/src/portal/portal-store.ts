@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { optionalInteger, optionalText, type Row } from '../store/sql-row.js';
 import { listDeliveriesSql, type PortalListQuery, type PortalState } from './list-deliveries-sql.js';
 import { PortalActionStore } from './portal-action-store.js';
 import { PORTAL_SCHEMA_SQL } from './portal-schema.js';
@@ -36,9 +37,6 @@ export interface PortalAttemptRow {
   readonly error: string | undefined;
 }
 
-type Row = Record<string, unknown>;
-const opt = <T>(value: unknown): T | undefined => (value === null || value === undefined ? undefined : (value as T));
-
 function toDelivery(row: Row): PortalDeliveryRow {
   return {
     eventId: String(row.event_id),
@@ -46,14 +44,14 @@ function toDelivery(row: Row): PortalDeliveryRow {
     sessionId: String(row.session_id),
     shortKey: String(row.short_key),
     kind: row.kind === 'test' ? 'test' : 'session',
-    url: opt<string>(row.url),
-    authKeyHint: opt<string>(row.auth_key_hint),
+    url: optionalText(row.url),
+    authKeyHint: optionalText(row.auth_key_hint),
     state: String(row.state) as PortalState,
     attempts: Number(row.attempts),
-    lastOutcome: opt<string>(row.last_outcome),
-    lastStatus: opt<number>(row.last_status),
-    nextAttemptAt: opt<number>(row.next_attempt_at),
-    note: opt<string>(row.note),
+    lastOutcome: optionalText(row.last_outcome),
+    lastStatus: optionalInteger(row.last_status),
+    nextAttemptAt: optionalInteger(row.next_attempt_at),
+    note: optionalText(row.note),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
   };
@@ -65,9 +63,9 @@ function toAttempt(row: Row): PortalAttemptRow {
     attempt: Number(row.attempt),
     at: Number(row.at),
     outcome: String(row.outcome),
-    status: opt<number>(row.status),
+    status: optionalInteger(row.status),
     latencyMs: Number(row.latency_ms),
-    error: opt<string>(row.error),
+    error: optionalText(row.error),
   };
 }
 
@@ -256,7 +254,7 @@ export class PortalStore {
     let next: number | undefined;
     for (const row of rows) {
       byAttempts[Number(row.attempts)] = Number(row.n);
-      const due = opt<number>(row.next);
+      const due = optionalInteger(row.next);
       if (due !== undefined && (next === undefined || due < next)) next = due;
     }
     return { byAttempts, nextAttemptAt: next };

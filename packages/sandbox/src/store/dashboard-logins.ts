@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-
-type Row = Record<string, unknown>;
+import type { Row } from './sql-row.js';
 
 const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
