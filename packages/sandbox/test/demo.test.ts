@@ -42,7 +42,8 @@ async function runGuarded(command: string, args: readonly string[], guardLog: st
   };
 }
 
-describe('pnpm demo', () => {
+// The demo is bounded by its own 60 s kill; the test waits for that, not the default 20 s.
+describe('pnpm demo', { timeout: 70_000 }, () => {
   it('the loopback guard notices a connection and a lookup outside loopback', async () => {
     const script = [
       "const s = require('node:net').connect(8443, '192.0.2.1'); s.on('error', () => {}); s.destroy();",

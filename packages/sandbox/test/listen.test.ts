@@ -37,7 +37,9 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => suite?.close());
 
-describe('kyc-sandbox listen and trigger: deliveries', () => {
+// Each trigger is a CLI process of its own: the first test starts twelve, one after the other
+// (14.5 s in a fresh-clone CI run, where the default 20 s left too little room on a busier machine).
+describe('kyc-sandbox listen and trigger: deliveries', { timeout: 60_000 }, () => {
   it('delivers a trigger of every status and shape once, with the exact headers and body', async () => {
     const listener = await suite.listen(ALICE, suite.receiver.url);
     aliceListener = listener;
