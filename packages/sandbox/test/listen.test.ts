@@ -129,7 +129,12 @@ describe('kyc-sandbox listen and trigger: deliveries', { timeout: 60_000 }, () =
       new RegExp(`${id}  sess_\\w+  PENDING\\s+→ 500  \\d+ ms  attempt 1\\n\\s+fix: Your handler failed \\(500\\)`),
     );
     expect(out).toMatch(/↻ retry: attempt 2 at \d\d:\d\d:\d\d/);
-    expect((await suite.delivery(ALICE, id)).attemptLog.map((a) => a.status)).toEqual([500, 200]);
+    // The terminal prints the local answer before the engine has recorded it: wait for the record.
+    const statuses = await eventually(async () => {
+      const log = (await suite.delivery(ALICE, id)).attemptLog;
+      return log.length === 2 ? log.map((a) => a.status) : undefined;
+    });
+    expect(statuses).toEqual([500, 200]);
     suite.answer(() => 200);
   }, 60_000);
 
