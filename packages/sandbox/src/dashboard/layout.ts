@@ -5,6 +5,8 @@ import { PORTAL_SCRIPT_PATH } from './portal-script.js';
 /** Rendered HTML; every interpolated value is escaped by Hono's `html` template. */
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
+// Form fields are 16 px and at least 2rem tall: iOS Safari zooms the page into a smaller field
+// on focus, and WCAG 2.2 asks for targets of at least 24 px.
 const STYLE = `
 body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d2433;background:#f6f7fb}
 header{background:#1d2433;color:#fff;padding:.6rem 1.2rem;display:flex;flex-wrap:wrap;gap:.4rem 1.2rem;align-items:center}
@@ -16,7 +18,8 @@ table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #e3e6ee;
 label{display:block;margin:.6rem 0 .2rem;font-weight:600}input[type=text],input[type=url],input[type=password]{width:100%;max-width:40rem;padding:.4rem}
 .error{color:#a11;margin:.3rem 0}.notice{color:#175;margin:.3rem 0}.muted{color:#667}
 code,pre{font-size:13px;white-space:pre-wrap;word-break:break-all}
-button{padding:.35rem .8rem;margin-right:.4rem}
+button{padding:.35rem .8rem;margin-right:.4rem;min-height:2rem}
+input:not([type=checkbox]):not([type=radio]),select,textarea{font-size:16px;min-height:2rem;box-sizing:border-box}
 .badge{display:inline-block;padding:0 .45rem;border-radius:1rem;border:1px solid;font-size:13px;font-weight:600}
 .b-delivered{color:#0b5d2a;background:#e3f6ea}.b-failed,.b-not_sent{color:#8a1111;background:#fde8e8}
 .b-pending,.b-queued{color:#6b4800;background:#fff3d6}.b-test{color:#273b8a;background:#e6ebfb}

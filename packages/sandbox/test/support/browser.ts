@@ -81,6 +81,30 @@ async function sidewaysOverflow(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 }
 
+/**
+ * Form controls a phone user would fight with: a text field or list under 16 px (iOS Safari
+ * zooms the page in when it gets focus, and the user must zoom back out after every field),
+ * or a control less than 24 px tall (WCAG 2.2's minimum target size, 2.5.8).
+ */
+async function awkwardControls(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const problems: string[] = [];
+    const noTextEntry = new Set(['checkbox', 'radio', 'hidden', 'submit', 'button', 'reset', 'file', 'range', 'color']);
+    for (const control of document.querySelectorAll<HTMLElement>('input, select, textarea, button')) {
+      const box = control.getBoundingClientRect();
+      if (box.width === 0 && box.height === 0) continue;
+      const name = `${control.tagName.toLowerCase()}${control.id ? `#${control.id}` : ''}${control.getAttribute('name') ? `[name=${control.getAttribute('name')}]` : ''}`;
+      const type = control instanceof HTMLInputElement ? control.type : '';
+      const entersText = control.tagName !== 'BUTTON' && !noTextEntry.has(type);
+      const fontSize = Number.parseFloat(getComputedStyle(control).fontSize);
+      if (entersText && fontSize < 16) problems.push(`${name}: font-size ${fontSize} px`);
+      if (box.height < 24 && type !== 'checkbox' && type !== 'radio')
+        problems.push(`${name}: ${Math.round(box.height)} px tall`);
+    }
+    return problems;
+  });
+}
+
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
 
@@ -88,7 +112,7 @@ const DESKTOP = { width: 1280, height: 800 };
  * Checks the page as a desktop (1280×800) and a phone (390×844) show it, and saves both under
  * `test-artifacts/` (gitignored): at each size, axe finds no serious or critical violation, and
  * at neither does the page scroll sideways (a wide table may scroll inside its own focusable
- * region, never the page).
+ * region, never the page); on the phone, no form control is too small to use.
  */
 export async function checkBothSizes(page: Page, name: string): Promise<void> {
   for (const [size, viewport] of [
@@ -98,6 +122,7 @@ export async function checkBothSizes(page: Page, name: string): Promise<void> {
     await page.setViewportSize(viewport);
     await page.screenshot({ path: `${ARTIFACTS}${name}-${size}.png`, fullPage: true });
     expect(await sidewaysOverflow(page), `${name} at ${viewport.width} px scrolls sideways`).toBe(0);
+    if (size === 'mobile') expect(await awkwardControls(page), `${name}: controls on a phone`).toEqual([]);
     await expectAccessible(page);
   }
   await page.setViewportSize(DESKTOP);
