@@ -251,7 +251,7 @@ describe.skipIf(!(await chromiumAvailable()))('webhook portal in Chromium', { ti
     await row.waitFor({ timeout: 10_000 });
     await row.getByText('Delivered').waitFor({ timeout: 10_000 });
     expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
-    await expect(page.locator('#live-status').textContent()).resolves.toMatch(/^Updated/);
+    await expect(page.locator('#live-status').textContent()).resolves.toMatch(/^Updated \d\d:\d\d:\d\d UTC\.$/);
     await checkBothSizes(page, 'portal-06b-live-update');
   });
 

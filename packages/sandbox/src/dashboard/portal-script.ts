@@ -32,7 +32,8 @@ if (live && window.EventSource) {
       if (!answer.ok) return;
       return answer.text().then(function (rows) {
         live.innerHTML = rows;
-        if (announce) announce.textContent = 'Updated ' + new Date().toLocaleTimeString() + '.';
+        // In UTC, like every time in the table beside it.
+        if (announce) announce.textContent = 'Updated ' + new Date().toISOString().slice(11, 19) + ' UTC.';
       });
     });
   };
