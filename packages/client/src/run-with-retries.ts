@@ -159,9 +159,11 @@ export async function runWithRetries(
     lastFailure = failure;
     if (!failure.retryable || attempt >= plan.maxRetries) throw failure.error;
     const delayMs = failure.retryAfterMs ?? backoffDelayMs(attempt, plan.random);
-    // A wait that outlasts the deadline only delays the same answer: give it now.
     const remaining = left();
-    if (delayMs >= remaining) throw failure.error;
+    // A wait that outlasts the deadline only delays the same answer: give it now. When the
+    // deadline has already passed (an answer read late on a busy event loop), retries were left
+    // and the deadline ended them: that is the deadline's error, whichever timer would have said so.
+    if (delayMs >= remaining) throw remaining <= 0 ? deadlineError() : failure.error;
     announce(plan, {
       attempt: attempt + 1,
       maxAttempts: plan.maxRetries + 1,

@@ -77,6 +77,28 @@ describe('timeouts', () => {
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
+  it('ends with the deadline when a retryable answer is read after it passed (a blocked event loop)', async () => {
+    // The answer comes back only after the deadline, and before any timer could fire: this is
+    // what a loaded machine did to the test above, which then saw the 503 instead of the deadline.
+    const blockedPastDeadline = async () => {
+      const until = performance.now() + 120;
+      while (performance.now() < until) {
+        // Synchronously busy, as an overloaded process is: no timer runs meanwhile.
+      }
+      return new Response('{}', { status: 503, headers: { 'content-type': 'application/json' } });
+    };
+    const { client } = createTestClient({
+      deadlineMs: 100,
+      maxRetries: 10,
+      random: () => 0,
+      fetch: blockedPastDeadline,
+    });
+    const error = await client.getSession(SESSION).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KycTimeoutError);
+    expect(error).toMatchObject({ kind: 'deadline', timeoutMs: 100 });
+    expect((error as KycTimeoutError).cause).toBeInstanceOf(KycServerError);
+  });
+
   it('ends a retry wait at the deadline', async () => {
     answerInTurn(503);
     // random 0.02 → a 10 ms wait, which fits the deadline, but the sleep never ends on its own.
