@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { API_BASE_PATH } from '@kyc/contracts';
 import { checkEndpoint, formatCheckReport } from '../check/check-endpoint.js';
 import { createSandbox } from '../create-sandbox.js';
@@ -71,6 +73,10 @@ export async function startCommand(args: string[], io: CliIo): Promise<void> {
     throw error;
   });
   const { url } = running;
+  // Only the certificate (public) is written, so a client on this machine can trust it.
+  const { certificate } = running;
+  const certificateFile = certificate === undefined ? undefined : join(dataDir, 'https-certificate.pem');
+  if (certificateFile !== undefined) writeFileSync(certificateFile, certificate ?? '');
   const exporters = telemetry?.exporters;
   const traces = exporters?.traces.join(', ') || 'not exported (set OTEL_EXPORTER_OTLP_ENDPOINT)';
   const banner = [
@@ -78,6 +84,11 @@ export async function startCommand(args: string[], io: CliIo): Promise<void> {
     `  dashboard:   ${url}/login`,
     `  service API: ${url}${API_BASE_PATH}`,
     `  data folder: ${dataDir}`,
+    ...(certificateFile === undefined
+      ? []
+      : [
+          `  certificate: ${certificateFile} (self-signed, made at this start; clients trust it with NODE_EXTRA_CA_CERTS=${certificateFile})`,
+        ]),
     ...(exporters === undefined
       ? ['  telemetry:   off (OTEL_SDK_DISABLED=true)']
       : [
@@ -90,6 +101,7 @@ export async function startCommand(args: string[], io: CliIo): Promise<void> {
     notice(banner[0] ?? '', {
       url,
       dataDir,
+      ...(certificateFile !== undefined && { certificateFile }),
       telemetry: exporters === undefined ? 'off' : { metrics: exporters.metrics, traces: exporters.traces },
       users: running.sandbox.userCount(),
     });

@@ -1,4 +1,5 @@
 import { createConnection } from 'node:net';
+import { cannotReachSandbox } from './cannot-reach-sandbox.js';
 import { CliError } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
 import { parseForwardTarget } from './forward-target.js';
@@ -101,9 +102,7 @@ export async function listenCommand(args: string[], io: CliIo): Promise<number> 
         );
       }
       if (!everReady && end.kind === 'unreachable') {
-        throw new CliError(
-          `cannot reach the sandbox at ${login.service.origin} (${end.message}): is it running? Pass --service <url> or set KYC_SANDBOX_URL`,
-        );
+        throw new CliError(cannotReachSandbox(login.service.origin, end.message));
       }
       const why =
         end.kind === 'dropped' ? `connection closed (${end.reason})` : `cannot reach the sandbox (${end.message})`;

@@ -1,4 +1,5 @@
 import { HEADERS, JSON_CONTENT_TYPE } from '@kyc/contracts';
+import { cannotReachSandbox } from './cannot-reach-sandbox.js';
 import { CliError } from './cli-error.js';
 import { type ServiceLogin, serviceEndpoint } from './service-login.js';
 
@@ -17,9 +18,7 @@ export async function serviceCall(login: ServiceLogin, method: string, path: str
     });
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-    throw new CliError(
-      `cannot reach the sandbox at ${login.service.origin} (${cause}): is it running? Pass --service <url> or set KYC_SANDBOX_URL`,
-    );
+    throw new CliError(cannotReachSandbox(login.service.origin, cause));
   }
   const text = await response.text();
   let json: unknown;

@@ -9,7 +9,8 @@ Commands:
     --time-scale <n>            Run the retry schedule n times faster (1-600; 60 = retries after 1 s, 5 s, 15 s)
     --allow-loopback-targets    DANGER: let webhook URLs point at 127.0.0.0/8 and ::1 (local receivers only)
     --trust-ca <file>           Trust this CA certificate (PEM) when delivering (e.g. a local self-signed receiver)
-    --https                     Serve over HTTPS with a self-signed certificate made at start
+    --https                     Serve over HTTPS with a self-signed certificate made at start; its file
+                                (printed) is what clients trust with NODE_EXTRA_CA_CERTS
     --log-format <text|json>    json: one JSON object per line, with trace_id and span_id (default text)
                                 Also serves /healthz, /readyz and /metrics (Prometheus); exports
                                 traces and metrics by the standard OTEL_* variables

@@ -80,13 +80,26 @@ export interface SeedUser {
  * The sandbox as its own process (`kyc-sandbox start`), with the given users, on a sped-up
  * schedule (120×: retries after 0.5 s, 2.5 s and 7.5 s; the per-attempt deadline stays 25 s).
  */
-export async function startSandboxProcess(users: readonly SeedUser[], timeScale = 120) {
+export async function startSandboxProcess(
+  users: readonly SeedUser[],
+  timeScale = 120,
+  extraArgs: readonly string[] = [],
+) {
   const dir = tempDir('kyc-listen-');
   const seed = await createSandbox({ dataDir: dir.path });
   for (const user of users) await seed.addUser(user.username, user.password, { company: user.company });
   await seed.close();
-  const server = spawnCli(['start', '--port', '0', '--data-dir', dir.path, '--time-scale', String(timeScale)]);
-  const [, url] = await server.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  const server = spawnCli([
+    'start',
+    '--port',
+    '0',
+    '--data-dir',
+    dir.path,
+    '--time-scale',
+    String(timeScale),
+    ...extraArgs,
+  ]);
+  const [, url] = await server.waitFor(/listening on (https?:\/\/127\.0\.0\.1:\d+)/);
   return {
     url: url ?? '',
     process: server,
