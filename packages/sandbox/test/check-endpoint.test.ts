@@ -135,6 +135,8 @@ describe('checkEndpoint', () => {
       ['reachable', 'skip'],
     ]);
     expect(blocked.results.slice(2).every((r) => r.verdict === 'skip')).toBe(true);
+    // The skipped checks say why: nothing was tried, so "cannot be reached" would be untrue.
+    expect(blocked.results[2]?.detail).toBe('skipped: nothing is sent to a URL the service would refuse');
     const plain = await checkEndpoint(url.replace('https:', 'http:'), { authKey: AUTH_KEY, allowLoopback: true });
     expect(plain.results.find((r) => r.id === 'https-url')).toMatchObject({
       verdict: 'fail',
@@ -151,7 +153,10 @@ describe('checkEndpoint', () => {
       verdict: 'fail',
       detail: expect.stringMatching(/connect_error/),
     });
-    expect(down.results.find((r) => r.id === 'tls-certificate')?.verdict).toBe('skip');
+    expect(down.results.find((r) => r.id === 'tls-certificate')).toMatchObject({
+      verdict: 'skip',
+      detail: 'skipped: the endpoint cannot be reached',
+    });
     const untrusted = await checkEndpoint(await endpoint(() => new Response('ok')), {
       authKey: AUTH_KEY,
       allowLoopback: true,
@@ -161,6 +166,9 @@ describe('checkEndpoint', () => {
       verdict: 'fail',
       detail: expect.stringMatching(/tls_error/),
     });
+    expect(untrusted.results.find((r) => r.id === 'accepts-v1')?.detail).toBe(
+      'skipped: no request gets past the failed TLS handshake',
+    );
   });
 
   it('fails a predictable Auth Key without ever printing it', async () => {

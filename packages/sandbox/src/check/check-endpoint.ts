@@ -79,10 +79,11 @@ export async function checkEndpoint(url: string, options: CheckEndpointOptions):
       ...(diagnosis?.hint ? { hint: SPEC_HINTS[diagnosis.hint] } : {}),
     });
   };
-  const report = (): CheckReport => {
+  // The checks not run say why, after the one that stopped them.
+  const report = (stoppedBecause = 'not run'): CheckReport => {
     for (const id of Object.keys(CHECKS) as CheckId[]) {
       if (!results.some((r) => r.id === id)) {
-        results.push({ id, title: CHECKS[id], verdict: 'skip', detail: 'skipped: the endpoint cannot be reached' });
+        results.push({ id, title: CHECKS[id], verdict: 'skip', detail: `skipped: ${stoppedBecause}` });
       }
     }
     return { url, ok: results.every((r) => r.verdict !== 'fail'), results };
@@ -94,7 +95,7 @@ export async function checkEndpoint(url: string, options: CheckEndpointOptions):
   const checkedUrl = await validateWebhookUrl(url, allowPrivateNetworks ? { allowPrivateNetworks } : {});
   const urlNote = allowPrivateNetworks ? 'https; loopback allowed by --allow-loopback' : 'https, public address';
   add('https-url', checkedUrl.ok, checkedUrl.ok ? urlNote : checkedUrl.message);
-  if (!checkedUrl.ok) return report();
+  if (!checkedUrl.ok) return report('nothing is sent to a URL the service would refuse');
 
   const bodies = sampleBodies();
   const send = (probe: ProbeRequest) => sendAttempt({ url, headers: probeHeaders(probe), body: probe.body }, transport);
@@ -109,7 +110,7 @@ export async function checkEndpoint(url: string, options: CheckEndpointOptions):
     reachable ? `connected to ${missing.dialedAddress ?? 'the host'}` : describeResult(missing),
     missing,
   );
-  if (!reachable) return report();
+  if (!reachable) return report('the endpoint cannot be reached');
   const tlsOk = missing.status !== undefined;
   add(
     'tls-certificate',
@@ -117,7 +118,7 @@ export async function checkEndpoint(url: string, options: CheckEndpointOptions):
     tlsOk ? 'the certificate chain and host name verified' : describeResult(missing),
     missing,
   );
-  if (!tlsOk) return report();
+  if (!tlsOk) return report('no request gets past the failed TLS handshake');
 
   add('rejects-missing-key', missing.status === EXPECT.unauthorized, describeResult(missing), missing);
   const wrongKey = `wrong-${randomBytes(18).toString('base64url')}`;
