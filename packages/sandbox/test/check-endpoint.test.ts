@@ -137,10 +137,12 @@ describe('checkEndpoint', () => {
     expect(blocked.results.slice(2).every((r) => r.verdict === 'skip')).toBe(true);
     // The skipped checks say why: nothing was tried, so "cannot be reached" would be untrue.
     expect(blocked.results[2]?.detail).toBe('skipped: nothing is sent to a URL the service would refuse');
+    expect(blocked.results[1]?.fix).toMatch(/run the check again with --allow-loopback/);
     const plain = await checkEndpoint(url.replace('https:', 'http:'), { authKey: AUTH_KEY, allowLoopback: true });
     expect(plain.results.find((r) => r.id === 'https-url')).toMatchObject({
       verdict: 'fail',
       detail: expect.stringMatching(/https/),
+      fix: expect.stringMatching(/kyc-sandbox listen --forward-to <this URL>/),
     });
     expect(requests).toBe(0);
   });

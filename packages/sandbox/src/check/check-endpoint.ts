@@ -18,7 +18,7 @@ import {
   sampleBodies,
   saysDuplicate,
 } from './endpoint-checks.js';
-import { fixForCheck } from './fix-for-check.js';
+import { fixForCheck, fixForUrl } from './fix-for-check.js';
 
 /** Options of {@link checkEndpoint}. */
 export interface CheckEndpointOptions {
@@ -94,8 +94,13 @@ export async function checkEndpoint(url: string, options: CheckEndpointOptions):
 
   const checkedUrl = await validateWebhookUrl(url, allowPrivateNetworks ? { allowPrivateNetworks } : {});
   const urlNote = allowPrivateNetworks ? 'https; loopback allowed by --allow-loopback' : 'https, public address';
-  add('https-url', checkedUrl.ok, checkedUrl.ok ? urlNote : checkedUrl.message);
-  if (!checkedUrl.ok) return report('nothing is sent to a URL the service would refuse');
+  if (!checkedUrl.ok) {
+    const fix = fixForUrl(checkedUrl.code, url, allowPrivateNetworks !== undefined);
+    const title = CHECKS['https-url'];
+    results.push({ id: 'https-url', title, verdict: 'fail', detail: checkedUrl.message, ...(fix && { fix }) });
+    return report('nothing is sent to a URL the service would refuse');
+  }
+  add('https-url', true, urlNote);
 
   const bodies = sampleBodies();
   const send = (probe: ProbeRequest) => sendAttempt({ url, headers: probeHeaders(probe), body: probe.body }, transport);

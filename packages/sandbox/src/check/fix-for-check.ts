@@ -54,3 +54,27 @@ export function fixForCheck(id: CheckId, result: AttemptResult, baseline?: Attem
   }
   return diagnoseAttempt(result);
 }
+
+/** Host names and literals of this machine, where a developer's local receiver runs. */
+const THIS_MACHINE = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
+
+/**
+ * What to change when the URL itself is refused: a receiver on the developer's own machine is
+ * the common case, and each way to check or reach it needs a different step.
+ */
+export function fixForUrl(code: string, url: string, loopbackAllowed: boolean): string | undefined {
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    return undefined;
+  }
+  if (!THIS_MACHINE.test(host)) return undefined;
+  if (code === 'not_https') {
+    return 'The service delivers only over https. Serve your receiver over HTTPS (a development certificate works with --ca <its file>), or receive real deliveries on this plain-HTTP server with kyc-sandbox listen --forward-to <this URL>.';
+  }
+  if (code === 'blocked_address' && !loopbackAllowed) {
+    return 'The service delivers only to public addresses. To check a receiver on this machine, run the check again with --allow-loopback (allowLoopback: true in code).';
+  }
+  return undefined;
+}
