@@ -74,9 +74,11 @@ export async function startCommand(args: string[], io: CliIo): Promise<void> {
   });
   const { url } = running;
   // Only the certificate (public) is written, so a client on this machine can trust it.
-  const { certificate } = running;
-  const certificateFile = certificate === undefined ? undefined : join(dataDir, 'https-certificate.pem');
-  if (certificateFile !== undefined) writeFileSync(certificateFile, certificate ?? '');
+  let certificateFile: string | undefined;
+  if (running.certificate !== undefined) {
+    certificateFile = join(dataDir, 'https-certificate.pem');
+    writeFileSync(certificateFile, running.certificate);
+  }
   const exporters = telemetry?.exporters;
   const traces = exporters?.traces.join(', ') || 'not exported (set OTEL_EXPORTER_OTLP_ENDPOINT)';
   const banner = [
