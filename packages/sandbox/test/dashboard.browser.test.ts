@@ -65,7 +65,10 @@ describe.skipIf(!(await chromiumAvailable()))('dashboard in Chromium', () => {
     await page.click('button[value=save]');
     await page.waitForURL('**/dashboard/settings?saved=1');
     await expect(page.locator('#current-webhook-url').textContent()).resolves.toBe(receiver.url);
-    await expect(page.locator('#current-auth-key').textContent()).resolves.toBe('set (hidden)');
+    // Only the last four characters, as on a delivery's Authorization header and in the CLI.
+    await expect(page.locator('#current-auth-key').textContent()).resolves.toBe(
+      `set, ends in ••••${AUTH_KEY.slice(-4)}`,
+    );
     expect(await page.content()).not.toContain(AUTH_KEY);
     await shot('03-settings-saved');
   });

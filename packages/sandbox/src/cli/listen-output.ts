@@ -1,9 +1,9 @@
 import { AUTH_SCHEME, HEADERS, normalizeWebhookBody, WEBHOOK_MAX_ATTEMPTS } from '@kyc/contracts';
 import { diagnoseAttempt } from '../check/diagnose-attempt.js';
+import { maskedAuthKey } from '../domain/masked-auth-key.js';
 import type { AttemptMessage, ServerMessage } from '../listen/protocol.js';
 import type { LocalAnswer } from './post-local.js';
 
-const MASK = '••••';
 /** The indent of a delivery's follow-up lines, under its first column. */
 const INDENT = ' '.repeat(10);
 
@@ -11,7 +11,7 @@ const INDENT = ' '.repeat(10);
 export function maskAuthorization(value: string | undefined): string {
   if (value === undefined) return '(none)';
   const key = value.startsWith(`${AUTH_SCHEME} `) ? value.slice(AUTH_SCHEME.length + 1) : value;
-  return `${AUTH_SCHEME} ${MASK}${key.slice(-4)}`;
+  return `${AUTH_SCHEME} ${maskedAuthKey(key)}`;
 }
 
 /**

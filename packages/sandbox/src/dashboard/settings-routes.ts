@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { html } from 'hono/html';
 import { actionErrorStatus } from '../api/portal-routes.js';
 import { PAYLOAD_SHAPES, type PayloadShape } from '../domain/enum-values.js';
+import { maskedAuthKey } from '../domain/masked-auth-key.js';
 import { IDEMPOTENCY_KEY_PATTERN } from '../portal/portal-action-store.js';
 import { PortalActionError, type PortalService } from '../portal/portal-service.js';
 import type { SandboxService, SettingsProblem } from '../sandbox-service.js';
@@ -75,7 +76,7 @@ export function settingsRoutes(
 ${saved ? html`<p class="notice" role="status">Changes saved.</p>` : ''}
 <h3>Products · Traditional KYC</h3>
 <table><tr><th>Webhook URL</th><td id="current-webhook-url">${settings.webhookUrl ?? 'not set'}</td></tr>
-<tr><th>Auth Key</th><td id="current-auth-key">${settings.hasAuthKey ? 'set (hidden)' : 'not set'}</td></tr></table>
+<tr><th>Auth Key</th><td id="current-auth-key">${company.authKey === undefined ? 'not set' : `set, ends in ${maskedAuthKey(company.authKey)}`}</td></tr></table>
 <p><a href="/dashboard/settings/company/edit">Edit</a></p>
 ${forwardingBanner(portal.forwarding({ companyId: company.id }))}</section>
 ${testEventForm(c.get('csrfToken'), testAnswer, shape)}`,

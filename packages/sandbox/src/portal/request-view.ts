@@ -1,11 +1,10 @@
 import { AUTH_SCHEME, HEADERS, JSON_CONTENT_TYPE, WEBHOOK_USER_AGENT } from '@kyc/contracts';
 import type { AttemptRecord, DeliveryRecord, ScaledClock } from '@kyc/delivery-engine';
 import { diagnoseAttempt } from '../check/diagnose-attempt.js';
+import { maskedAuthKey } from '../domain/masked-auth-key.js';
 import type { ForwardMark } from '../listen/forward-log.js';
 import type { PortalDeliveryRow } from './portal-store.js';
 import type { AttemptDetail } from './portal-views.js';
-
-const MASK = '••••';
 
 /**
  * The headers of a delivery as the inspector shows them: those of its latest attempt, or those
@@ -24,7 +23,7 @@ export function requestHeaders(
   };
   return Object.entries(sent).map(([name, value]) =>
     name.toLowerCase() === HEADERS.authorization
-      ? { name, value: `${AUTH_SCHEME} ${MASK}${row.authKeyHint ?? ''}` }
+      ? { name, value: `${AUTH_SCHEME} ${maskedAuthKey(row.authKeyHint ?? '')}` }
       : { name, value },
   );
 }
