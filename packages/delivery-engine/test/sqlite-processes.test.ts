@@ -64,6 +64,31 @@ describe("two processes sharing one SQLite file in mode 'shared'", () => {
     }
   });
 
+  it('are never refused when they start on a new file at the same moment', { timeout: 60_000 }, async () => {
+    // Creating the lock file's table in place once held a write lock on it for a commit, and a
+    // process starting at that moment was refused as if an owner held the file (a CI failure).
+    const ROUNDS = 25;
+    const paths = Array.from({ length: ROUNDS }, (_, round) => join(dir, `together-${round}.db`));
+    const starter = fileURLToPath(new URL('./workers/lock-starter.ts', import.meta.url));
+    const root = fileURLToPath(new URL('../../..', import.meta.url));
+    const config = JSON.stringify({ paths, mode: 'shared', firstAt: Date.now() + 4000, everyMs: 150 });
+    const starters = Array.from({ length: 4 }, () => {
+      const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@kyc/source', starter], {
+        cwd: root,
+        env: { ...process.env, KYC_LOCK_STARTER: config },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+      });
+      return once(child, 'close').then(() => output.trim().split('\n'));
+    });
+    const lines = (await Promise.all(starters)).flat();
+    expect(lines.filter((line) => !line.endsWith(' ok'))).toEqual([]);
+    expect(lines).toHaveLength(4 * ROUNDS);
+  });
+
   it('wait while another process creates the lock file, instead of taking it for an owner', {
     timeout: 60_000,
   }, async () => {

@@ -1,4 +1,5 @@
-import { realpathSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { linkSync, realpathSync, rmSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { DeliveryEngineError } from '../../delivery-engine-error.js';
 import type { SqliteFile } from './open-sqlite.js';
@@ -70,7 +71,9 @@ export function fileLock(options: FileLockOptions): FileLock {
       if (connection !== undefined) return;
       let opened: Database.Database | undefined;
       try {
+        createLockFile(lockPath);
         opened = new Database(lockPath, { timeout: 0 });
+        // Only a lock file left empty by an older engine (or a crash mid-creation) is still written here.
         if ((statSync(lockPath, { throwIfNoEntry: false })?.size ?? 0) === 0) {
           // A new lock file gets its one table; processes starting together wait for each
           // other here (briefly), not in the lock below, where busy means refused.
@@ -104,6 +107,28 @@ export function fileLock(options: FileLockOptions): FileLock {
     },
   };
   return lock;
+}
+
+/**
+ * Creates the lock file complete, with its table, under a temporary name and links it into
+ * place, so nobody ever writes to the lock file itself. Creating the table in place held a
+ * write lock on it for the length of a commit, and a process starting at that moment was
+ * refused as if an owner held the file (two shared workers starting together, once in CI).
+ */
+function createLockFile(lockPath: string): void {
+  if (statSync(lockPath, { throwIfNoEntry: false }) !== undefined) return;
+  const draft = `${lockPath}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    const db = new Database(draft);
+    db.exec('CREATE TABLE engine_lock (held INTEGER)');
+    db.close();
+    // A link, not a rename: when another process linked its file first, that one stays.
+    linkSync(draft, lockPath);
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
+  } finally {
+    rmSync(draft, { force: true });
+  }
 }
 
 /** Who owns the file, as the owner recorded it ("process 4242 on host-a, since …"), if known. */

@@ -31,6 +31,26 @@ function migrator(db: Database.Database, t: TableNames): () => void {
 }
 
 /**
+ * Switches the file to WAL. On a new file the switch takes a lock for which SQLite does not call
+ * the busy handler, so a process opening the file while another switches it got SQLITE_BUSY at
+ * once (shared-mode workers starting together); it waits here instead, as long as the busy timeout.
+ */
+function enableWal(db: Database.Database, waitMs: number): void {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code !== 'SQLITE_BUSY' || Date.now() >= until) throw error;
+      // A synchronous pause, like SQLite's own busy handler: the open is synchronous.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
+  }
+}
+
+/**
  * Opens the file in WAL mode with `synchronous=NORMAL` (a commit survives a process crash; the
  * power-loss mode adds its own fsync per group commit) and applies the migrations, which the
  * prepared statements of both store modes need.
@@ -40,9 +60,9 @@ export function openSqlite(path: string, tablePrefix: string, busyTimeoutMs: num
   let db: Database.Database;
   try {
     db = new Database(path);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+    enableWal(db, busyTimeoutMs);
+    db.pragma('synchronous = NORMAL');
   } catch (error) {
     throw new DeliveryEngineError('store_error', `sqliteDeliveryStore: cannot open ${path}`, { cause: error });
   }

@@ -1,0 +1,27 @@
+/**
+ * Opens one SQLite store per round and takes its lock at a moment agreed with the other
+ * starters (busy-waiting to it, so they collide), for the race between processes that start
+ * on a new file together. Configured by KYC_LOCK_STARTER (JSON); prints one line per round.
+ */
+import { sqliteDeliveryStore } from '../../src/index.js';
+
+const { paths, mode, firstAt, everyMs } = JSON.parse(process.env.KYC_LOCK_STARTER ?? '{}') as {
+  paths: string[];
+  mode: 'owner' | 'shared';
+  firstAt: number;
+  everyMs: number;
+};
+for (const [round, path] of paths.entries()) {
+  const store = sqliteDeliveryStore({ path, mode });
+  const at = firstAt + round * everyMs;
+  while (Date.now() < at) {
+    // Spin to the agreed moment: a timer would spread the starters over a millisecond or more.
+  }
+  try {
+    await store.acquireOwnership?.();
+    process.stdout.write(`${round} ok\n`);
+  } catch (error) {
+    process.stdout.write(`${round} ${(error as { code?: string }).code}: ${(error as Error).message}\n`);
+  }
+  await store.close();
+}
