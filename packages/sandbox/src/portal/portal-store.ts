@@ -69,10 +69,6 @@ function toAttempt(row: Row): PortalAttemptRow {
   };
 }
 
-/** The last four characters of an Auth Key: all the portal ever keeps or shows of it. */
-export const authKeyHint = (key: string | undefined): string | undefined =>
-  key === undefined ? undefined : key.slice(-4);
-
 /** The portal's projection and audit log, in the sandbox's SQLite file (synchronous, one process). */
 export class PortalStore {
   readonly #db: Database.Database;

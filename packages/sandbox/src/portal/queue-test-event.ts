@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { type DeliveryEngine, DeliveryEngineError } from '@kyc/delivery-engine';
 import { STATE } from '../domain/enum-values.js';
+import { authKeyHint } from '../domain/masked-auth-key.js';
 import { resolveOutcome } from '../domain/outcome.js';
 import { buildWebhookBody } from '../domain/webhook-body.js';
 import type { CompanyRecord, SandboxStore } from '../store/sandbox-store.js';
-import { authKeyHint } from './portal-store.js';
 
 /** A queued (or refused) test event, before its first attempt. */
 export interface QueuedTestEvent {
