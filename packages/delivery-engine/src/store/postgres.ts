@@ -3,6 +3,7 @@ import { groupedStatement } from './postgres/grouped-statement.js';
 import { listen } from './postgres/listen.js';
 import { migratePostgres } from './postgres/migrate.js';
 import type { PgPool, PgQueryable, PgResult } from './postgres/pg-types.js';
+import { isRowError } from './postgres/row-error.js';
 import { postgresStatements, type Statement } from './postgres/statements.js';
 import { attemptValues, insertValues, listWhere, toAttempt, toClaim, toQueueStats, toSummary } from './rows.js';
 import { tableNames } from './schema.js';
@@ -94,7 +95,9 @@ export function postgresDeliveryStore(options: PostgresDeliveryStoreOptions): De
       const recorded = new Set(result.rows.map((row) => String(row.delivery_id)));
       return items.map((item) => recorded.has(item.id));
     },
-    { waitMs: RESULT_WAIT_MS, fullBatch: RESULT_BATCH },
+    // One receiver's answer must never fail another company's result: a batch refused for a
+    // row's data is written again row by row, and only the bad row fails.
+    { waitMs: RESULT_WAIT_MS, fullBatch: RESULT_BATCH, retryEachOn: isRowError },
   );
 
   return {

@@ -1,3 +1,4 @@
+import { storableOrNull } from './storable-text.js';
 import type {
   AttemptRecord,
   DeliveryClaim,
@@ -136,8 +137,9 @@ export function attemptValues(id: string, attempt: AttemptRecord): unknown[] {
     attempt.outcome,
     attempt.dialedAddress ?? null,
     Math.round(attempt.latencyMs),
-    attempt.responseSnippet ?? null,
-    attempt.errorMessage ?? null,
+    // Receivers and sockets write these: made storable once here, for both stores.
+    storableOrNull(attempt.responseSnippet),
+    storableOrNull(attempt.errorMessage),
   ];
 }
 
