@@ -1,6 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { reportNameFindings } from '../src/api-names.ts';
 import {
   ACCEPT_ADVICE,
   type ApiReport,
@@ -9,6 +11,7 @@ import {
   reportFindings,
   UPDATE_COMMAND,
 } from '../src/api-report.ts';
+import { sourceExports } from '../src/source-exports.ts';
 import { type PublicPackage, publicPackages, ROOT, typedEntryPoints } from '../src/workspace.ts';
 
 // The committed etc/*.api.md are the reviewable record of the public API: a pull request that
@@ -33,6 +36,11 @@ describe('the committed API reports', () => {
   it('name no type that users cannot import, and the declarations compile', () => {
     const problems = declarationProblems(reports);
     expect(problems, `\n${problems.join('\n')}\n`).toEqual([]);
+  });
+
+  it("list only names that the entry point's source file exports (no bundler chunk's `t`, `_`, `A`)", () => {
+    const findings = reportNameFindings(reports, sourceExports(publicPackages()));
+    expect(findings, `\n${findings.join('\n')}\n`).toEqual([]);
   });
 
   it('carry no @internal marker or forgotten-export warning', () => {
@@ -101,6 +109,27 @@ describe('a change to the declarations', () => {
     expect(problems).toHaveLength(1);
     expect(problems[0]).toContain('No entry point of @kyc/client exports "Wiring"');
   });
+});
+
+it('`pnpm api:check` fails when a committed report lists a name the source does not export', () => {
+  // A copy of etc/ with the symptom of the webhook-reader bug planted: a chunk's one-letter export.
+  const planted = join(ROOT, '.tmp', 'release-checks', 'planted-etc');
+  rmSync(planted, { recursive: true, force: true });
+  cpSync(join(ROOT, 'etc'), planted, { recursive: true });
+  const report = join(planted, 'contracts.webhook-reader.api.md');
+  const text = readFileSync(report, 'utf8');
+  writeFileSync(report, text.replace('// @public\n', '// @public\nexport interface t {\n}\n\n// @public\n'));
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'tools/release-checks/src/api-report-cli.ts'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, KYC_API_REPORT_FOLDER: planted },
+  });
+  rmSync(planted, { recursive: true, force: true });
+  expect(run.status, run.stderr).toBe(1);
+  expect(run.stderr).toContain(
+    'contracts.webhook-reader.api.md for @kyc/contracts/webhook-reader lists "t", which packages/contracts/src/webhook-reader.ts does not export.',
+  );
+  expect(run.stderr).toContain('exports of a bundler chunk');
 });
 
 it('`pnpm api:update` is the root script that rebuilds and rewrites the reports', () => {
