@@ -15,6 +15,7 @@ import { fuzz } from './scenarios/fuzz.js';
 import { listenerKills } from './scenarios/listener-kills.js';
 import { networkFaults } from './scenarios/network-faults.js';
 import { ownerLock } from './scenarios/owner-lock.js';
+import { pgNulByte } from './scenarios/pg-nul-byte.js';
 import { postgresWorkers } from './scenarios/postgres-workers.js';
 import { receiverStorms } from './scenarios/receiver-storms.js';
 import { soak } from './scenarios/soak.js';
@@ -28,6 +29,7 @@ const SCENARIOS: readonly Scenario[] = [
   ownerLock,
   diskFull,
   postgresWorkers,
+  pgNulByte,
   networkFaults,
   receiverStorms,
   storePartition,
