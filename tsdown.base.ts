@@ -1,4 +1,4 @@
-import type { UserConfig } from 'tsdown';
+import type { Rolldown, UserConfig } from 'tsdown';
 
 type OutputOptions = Exclude<NonNullable<UserConfig['outputOptions']>, (...args: never[]) => unknown>;
 
@@ -22,6 +22,42 @@ export function chunksInTheirOwnFolder(options: OutputOptions): OutputOptions {
 }
 
 /**
+ * Removes, from the bundled declaration files only, an import whose binding nothing in the file
+ * uses. Why: rolldown-plugin-dts tree-shakes the declarations that used such a binding but keeps
+ * their import; `@kyc/sandbox`'s index.d.ts kept `import Database from "better-sqlite3"` with no
+ * use of `Database`, so a consumer with `skipLibCheck: false` needed @types/better-sqlite3, a
+ * devDependency. An unused import in a .d.ts declares nothing, so dropping it changes no type
+ * (no source file imports a package for its side effects).
+ */
+export function dropUnusedDeclarationImports(): Rolldown.Plugin {
+  const declarationFile = /\.d\.[cm]?ts$/;
+  const defaultOrNamespace = /^import (?:\* as )?([\w$]+) from "[^"]+";\n/gm;
+  // What is left of such an import in the `.d.cts` pass: `import "better-sqlite3";`. TypeScript
+  // resolves side-effect imports too (noUncheckedSideEffectImports), and ours are never meant.
+  const bare = /^import "[^".][^"]*";\n/gm;
+  return {
+    name: 'kyc:drop-unused-declaration-imports',
+    // generateBundle, after every plugin's renderChunk: in the `.d.cts` pass rolldown-plugin-dts
+    // turns its fake JavaScript into declarations after ours would have run.
+    generateBundle(_options, bundle) {
+      for (const chunk of Object.values(bundle)) {
+        if (chunk.type !== 'chunk' || !declarationFile.test(chunk.fileName)) continue;
+        const code = chunk.code;
+        chunk.code = code
+          .replace(defaultOrNamespace, (line, binding: string) => {
+            const uses = code
+              .split(line)
+              .join('')
+              .match(new RegExp(`(?<![\\w$.])${binding.replaceAll('$', '\\$')}(?![\\w$])`));
+            return uses === null ? '' : line;
+          })
+          .replace(bare, '');
+      }
+    },
+  };
+}
+
+/**
  * What every published package's build shares: ESM and CommonJS side by side, with `.d.ts` and
  * `.d.cts` declarations emitted by TypeScript 7 (tsgo) through rolldown-plugin-dts.
  */
@@ -35,4 +71,6 @@ export const base = {
   fixedExtension: false,
   hash: false,
   outputOptions: chunksInTheirOwnFolder,
+  // Through inputOptions, not `plugins`: tsdown leaves user plugins out of its `.d.cts` pass.
+  inputOptions: (options) => ({ ...options, plugins: [options.plugins, dropUnusedDeclarationImports()] }),
 } satisfies UserConfig;

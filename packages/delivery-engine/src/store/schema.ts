@@ -1,4 +1,5 @@
 import { DeliveryEngineError } from '../delivery-engine-error.js';
+import { refuseOldClaims } from './postgres/refuse-old-claims.js';
 
 /** Table names of one store, after the caller's prefix. */
 export interface TableNames {
@@ -150,7 +151,26 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE ${t.deliveries} SET (fillfactor = 50)`,
     ],
   },
+  {
+    version: 4,
+    description: 'sends without a recorded result before each attempt; SQLite: the owner generation (fence)',
+    sqlite: (t) => [
+      unrecordedSendsColumn(t),
+      // Bumped by every takeover and checked inside every group commit: an owner whose commit
+      // finds a newer generation has been replaced and records nothing more as owner.
+      `ALTER TABLE ${t.owner} ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0`,
+    ],
+    postgres: (t) => [unrecordedSendsColumn(t), ...refuseOldClaims(t)],
+  },
 ];
+
+/**
+ * How many earlier sends of the delivery ended without a recorded result (a crash, a fenced-off
+ * owner, an expired lease) before this attempt: the attempt log's answer to "why twice?".
+ */
+function unrecordedSendsColumn(t: TableNames): string {
+  return `ALTER TABLE ${t.attempts} ADD COLUMN unrecorded_sends INTEGER NOT NULL DEFAULT 0`;
+}
 
 /** Nullable, so rows written by version 1 stay valid: their attempts simply start new traces. */
 function traceColumns(t: TableNames): string[] {

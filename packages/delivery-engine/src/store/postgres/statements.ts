@@ -15,10 +15,11 @@ const statement = (text: string): Statement => ({
 
 /**
  * When a leased delivery's lease ends. A claim writes only `lease_until` and leaves
- * `next_attempt_at` (indexed) alone; a lease written by an engine before schema version 3 moved
- * `next_attempt_at` to its end instead, and `greatest` (which skips NULL) reads both kinds.
+ * `next_attempt_at` (indexed) alone. The one other form, a lease in `next_attempt_at` written by
+ * workers before schema version 3, is gone: version 4 refuses their claims and moved their last
+ * leases here (postgres/refuse-old-claims.ts).
  */
-const LEASE_END = 'greatest(lease_until, next_attempt_at)';
+const LEASE_END = 'lease_until';
 /** A pending delivery nobody holds at `now`: due, and unleased or its lease over. */
 const CLAIMABLE = (now: string) => `next_attempt_at <= ${now} AND (leased = 0 OR ${LEASE_END} <= ${now})`;
 

@@ -1,0 +1,120 @@
+import { postgresAvailable } from '@kyc/test-support';
+import type pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { postgresDeliveryStore } from '../src/postgres.js';
+import { MIGRATIONS, migrationsTable, type TableNames, tableNames } from '../src/store/schema.js';
+import { attempt, delivery, T0 } from './support/conformance-rows.js';
+import { poolsEndedAfterAll, uniqueSchema } from './support/postgres-schema.js';
+
+// A rolling deploy: a worker of the release before schema version 3 keeps running beside new
+// ones. Issue 32: its claim took all 8 rows a new worker had in flight. Since schema version 4
+// the database refuses its claims (src/store/postgres/refuse-old-claims.ts).
+const available = await postgresAvailable();
+const newPool = poolsEndedAfterAll();
+
+/**
+ * The claim of the previous release, verbatim (`git show b3256e2^:packages/delivery-engine/src/store/postgres.ts`,
+ * with its CLAIM_COLUMNS): the lease moves `next_attempt_at`, the due time goes to `due_at`.
+ * Parameters: now, lease end, limit, excluded origins, per-origin room, busy origins and counts.
+ */
+function previousReleaseClaim(t: TableNames): string {
+  const claimColumns =
+    'id, url, origin, auth_key, signing_secret, body, attempts, round_attempts, round, lost_leases, lease_token, due_at, created_at, session_id, company_id, trace_parent'
+      .split(', ')
+      .map((column) => `d.${column}`)
+      .join(', ');
+  return `WITH cand AS (SELECT id, origin, next_attempt_at FROM ${t.deliveries}
+                        WHERE state = 'pending' AND next_attempt_at <= $1 AND NOT (origin = ANY($4::text[]))
+                        ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED),
+              busy AS (SELECT * FROM unnest($6::text[], $7::int[]) AS b(origin, n)),
+              c AS (SELECT r.id FROM (SELECT id, origin, next_attempt_at,
+                                             row_number() OVER (PARTITION BY origin ORDER BY next_attempt_at) AS n
+                                        FROM cand) r
+                      LEFT JOIN busy b ON b.origin = r.origin
+                     WHERE r.n <= $5 - coalesce(b.n, 0)
+                     ORDER BY r.next_attempt_at LIMIT $3)
+         UPDATE ${t.deliveries} d
+            SET lost_leases = d.lost_leases + d.leased, leased = 1, lease_token = d.lease_token + 1,
+                due_at = d.next_attempt_at, next_attempt_at = $2
+           FROM c WHERE d.id = c.id
+         RETURNING ${claimColumns}`;
+}
+
+const oldClaim = (pool: pg.Pool, t: TableNames, now: number, limit = 8) =>
+  pool.query(previousReleaseClaim(t), [now, now + 45_000, limit, [], limit, [], []]);
+
+describe.skipIf(!available)('postgres rolling deploy: a worker of the release before schema v3', () => {
+  it('cannot claim the rows a new worker holds: its claim is refused, and the new worker records all 8', async () => {
+    const schema = uniqueSchema('roll');
+    const pool = newPool();
+    const t = tableNames('', schema);
+    const store = postgresDeliveryStore({ pool, schema });
+    try {
+      await store.migrate();
+      for (let i = 0; i < 8; i++) await store.insert(delivery(`d${i}`, { origin: `https://o${i}.example` }));
+      const held = await store.claim({ now: T0, limit: 8, leaseMs: 45_000, excludeOrigins: [] });
+      expect(held).toHaveLength(8);
+
+      const refused = await oldClaim(pool, t, T0 + 10).then(
+        () => undefined,
+        (error: unknown) => error as { message: string; hint?: string; code?: string },
+      );
+      expect(refused?.message).toMatch(/older than schema version 3/);
+      expect(refused?.hint).toMatch(/Stop every worker .* docs\/running-the-engine\.md/);
+      expect(refused?.code).toBe('55000');
+
+      const next = { state: 'delivered' as const, nextAttemptAt: undefined, finishedAt: T0 + 20 };
+      const recorded = await Promise.all(held.map((c) => store.complete(c, attempt(1, 'delivered'), next)));
+      expect(recorded).toEqual(Array(8).fill(true));
+    } finally {
+      await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    }
+  });
+
+  it('is refused on an empty queue too, so it fails loudly at once; its old producers still enqueue', async () => {
+    const schema = uniqueSchema('rollempty');
+    const pool = newPool();
+    const t = tableNames('', schema);
+    const store = postgresDeliveryStore({ pool, schema });
+    try {
+      await store.migrate();
+      await expect(oldClaim(pool, t, T0)).rejects.toThrow(/older than schema version 3/);
+      // The previous release's insert (the same columns as today's) still works.
+      await pool.query(
+        `INSERT INTO ${t.deliveries} (id, url, origin, auth_key, signing_secret, body, created_at, next_attempt_at)
+         VALUES ('old-producer', 'https://a.example/hook', 'https://a.example', NULL, NULL, '{}', $1, $1)`,
+        [T0],
+      );
+      const [claimed] = await store.claim({ now: T0, limit: 1, leaseMs: 45_000, excludeOrigins: [] });
+      expect(claimed).toMatchObject({ id: 'old-producer', dueAt: T0, lostLeases: 0 });
+    } finally {
+      await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    }
+  });
+
+  it('keeps the leases old workers took before the upgrade until they end', async () => {
+    const schema = uniqueSchema('rolllease');
+    const pool = newPool();
+    const t = tableNames('', schema);
+    try {
+      // A database at schema version 3, worked by an old worker.
+      await pool.query(`CREATE SCHEMA ${schema}`);
+      await pool.query(migrationsTable(t));
+      for (const migration of MIGRATIONS.filter((m) => m.version <= 3)) {
+        for (const statement of migration.postgres(t)) await pool.query(statement);
+        await pool.query(`INSERT INTO ${t.migrations} VALUES ($1, 'before', 0)`, [migration.version]);
+      }
+      const store = postgresDeliveryStore({ pool, schema });
+      await store.insert(delivery('taken'));
+      const { rows } = await oldClaim(pool, t, T0);
+      expect(rows.map((row) => row.id)).toEqual(['taken']);
+
+      await store.migrate();
+      expect(await store.claim({ now: T0 + 45_000 - 1, limit: 1, leaseMs: 45_000, excludeOrigins: [] })).toEqual([]);
+      const [again] = await store.claim({ now: T0 + 45_000, limit: 1, leaseMs: 45_000, excludeOrigins: [] });
+      expect(again).toMatchObject({ id: 'taken', lostLeases: 1 });
+    } finally {
+      await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    }
+  });
+});
