@@ -16,6 +16,7 @@ import { listenerKills } from './scenarios/listener-kills.js';
 import { networkFaults } from './scenarios/network-faults.js';
 import { ownerLock } from './scenarios/owner-lock.js';
 import { pgNulByte } from './scenarios/pg-nul-byte.js';
+import { pgRollingDeploy } from './scenarios/pg-rolling-deploy.js';
 import { postgresWorkers } from './scenarios/postgres-workers.js';
 import { receiverStorms } from './scenarios/receiver-storms.js';
 import { soak } from './scenarios/soak.js';
@@ -30,6 +31,7 @@ const SCENARIOS: readonly Scenario[] = [
   diskFull,
   postgresWorkers,
   pgNulByte,
+  pgRollingDeploy,
   networkFaults,
   receiverStorms,
   storePartition,

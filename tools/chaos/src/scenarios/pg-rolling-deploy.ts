@@ -1,0 +1,177 @@
+import { createDeliveryEngine, type DeliveryRecord } from '@kyc/delivery-engine';
+import { postgresDeliveryStore } from '@kyc/delivery-engine/postgres';
+import pg from 'pg';
+import { CHAOS_HOST, CHAOS_KEY, startChaosReceiver } from '../support/chaos-receiver.js';
+import { type SourcePatch, spawnPatchedScript } from '../support/patched-script.js';
+import { pause } from '../support/pause.js';
+import { startPrivatePostgres } from '../support/private-postgres.js';
+import { Invariants, type RunContext, type Scenario } from '../support/scenario.js';
+import { accountSends, countPerId } from '../support/send-accounting.js';
+import { type ChildScript, spawnScript } from '../support/spawn-script.js';
+
+const FACTOR = 1000;
+const NEW_WORKERS = ['127.0.0.2', '127.0.0.3'];
+const OLD_WORKER = '127.0.0.4';
+
+/**
+ * The broken build: the release before the fix, where the database did not refuse the old
+ * release's claims and leases were read in both forms (`greatest(lease_until, next_attempt_at)`).
+ */
+const LEGACY_CLAIM: readonly SourcePatch[] = [
+  { file: 'store/postgres/refuse-old-claims.ts', search: 'BEFORE UPDATE OF due_at', replace: 'BEFORE TRUNCATE' },
+  {
+    file: 'store/postgres/statements.ts',
+    search: "const LEASE_END = 'lease_until';",
+    replace: "const LEASE_END = 'greatest(lease_until, next_attempt_at)';",
+  },
+];
+
+export const pgRollingDeploy: Scenario = {
+  name: 'pg-rolling-deploy',
+  title: 'Postgres rolling deploy: a worker of the release before schema v3 keeps claiming beside 2 new workers',
+  breaks: ['legacy-claim'],
+  async run(context: RunContext) {
+    const events = context.mode === 'full' ? 6000 : 800;
+    const invariants = new Invariants();
+    const postgres = await startPrivatePostgres(context.dir);
+    const receiver = await startChaosReceiver({
+      random: context.random,
+      faults: { reset: 0, resetMidBody: 0, hang: 0, error: 0 },
+      hosts: [...NEW_WORKERS, OLD_WORKER],
+    });
+    const pool = new pg.Pool({ connectionString: postgres.url, max: 8 });
+    const children: ChildScript[] = [];
+    try {
+      const anchor = Date.now();
+      // The new release starts and migrates (to schema version 4) while the old worker runs.
+      for (const address of NEW_WORKERS) {
+        const config = {
+          store: 'postgres',
+          postgresUrl: postgres.url,
+          ca: receiver.certificate.cert,
+          concurrency: 16,
+          timeScale: { factor: FACTOR, anchor },
+          leaseMs: 1500 * FACTOR,
+          deadlineMs: 1000,
+          maxWorkerLosses: 3,
+          authKey: CHAOS_KEY,
+          url: '',
+          failUrl: '',
+          maxLifeMs: 600_000,
+          resolveTo: address,
+        };
+        const worker =
+          context.breakWith === 'legacy-claim'
+            ? await spawnPatchedScript('engine-worker', config, LEGACY_CLAIM)
+            : spawnScript('engine-worker', config);
+        children.push(worker);
+        await worker.waitFor('started');
+      }
+      const took = new Set<string>();
+      let refusals = 0;
+      const refusalCodes = new Set<string>();
+      const old = spawnScript(
+        'previous-release-worker',
+        {
+          postgresUrl: postgres.url,
+          ca: receiver.certificate.cert,
+          host: CHAOS_HOST,
+          port: receiver.port,
+          address: OLD_WORKER,
+          authKey: CHAOS_KEY,
+          leaseMs: 1500 * FACTOR,
+          timeScale: { factor: FACTOR, anchor },
+        },
+        (line) => {
+          const [word, value = ''] = line.split(' ');
+          if (word === 'took') took.add(value);
+          if (word === 'refused') {
+            refusals++;
+            refusalCodes.add(value);
+          }
+        },
+      );
+      children.push(old);
+      await old.waitFor('started');
+
+      const store = postgresDeliveryStore({ pool });
+      const producer = createDeliveryEngine({
+        store,
+        allowPrivateNetworks: ['127.0.0.0/8'],
+        resolver: { resolve: async () => [{ address: '127.0.0.2', family: 4 as const }] },
+      });
+      const acked: string[] = [];
+      const started = Date.now();
+      for (let n = 0; n < events; n += 8) {
+        await Promise.all(
+          Array.from({ length: Math.min(8, events - n) }, async (_, k) => {
+            const id = `roll-${n + k}`;
+            await producer.enqueue({
+              id,
+              url: `https://${CHAOS_HOST}:${receiver.port}/hook`,
+              authKey: CHAOS_KEY,
+              body: JSON.stringify({ sessionId: id, status: 'APPROVED' }),
+            });
+            acked.push(id);
+          }),
+        );
+        await pause(10);
+      }
+      for (let i = 0; i < 120; i++) {
+        const { rows } = await pool.query("SELECT count(*)::int AS n FROM deliveries WHERE state = 'pending'");
+        if (rows[0]?.n === 0) break;
+        await pause(250);
+      }
+      const drainedMs = Date.now() - started;
+      for (const child of children) {
+        invariants.check(child.child.exitCode === null, 'a worker died on its own', () => child.stderr().slice(-400));
+      }
+
+      const records: DeliveryRecord[] = [];
+      for (const id of acked) {
+        const record = await store.get(id);
+        invariants.check(record !== undefined, 'lost: enqueue resolved but the event is not in the store', () => id);
+        if (record !== undefined) records.push(record);
+      }
+      for (const record of records) {
+        invariants.check(
+          record.state === 'delivered' && record.attemptLog.length === 1,
+          'an event not delivered with exactly one recorded attempt',
+          () => `${record.id}: ${record.state}, ${record.attemptLog.map((a) => a.outcome).join(',')}`,
+        );
+      }
+      invariants.check(took.size === 0, 'the old worker claimed deliveries', () => [...took].slice(0, 5).join(', '));
+      invariants.check(refusals > 0, 'the old worker was never refused: did it run?');
+      const sends = accountSends(records, countPerId(receiver.receipts));
+      invariants.check(sends.sentMoreThanOnce.length === 0, 'sent more than once', () =>
+        sends.sentMoreThanOnce.slice(0, 5).join(', '),
+      );
+      invariants.check(
+        sends.explained === sends.sentMoreThanOnce.length,
+        'a send more than once the attempt log does not explain',
+      );
+      const byOld = receiver.receipts.filter((r) => r.localAddress === OLD_WORKER).length;
+      return {
+        figures: [
+          ['new worker processes (schema v4) / old ones (before v3)', `${NEW_WORKERS.length} / 1`],
+          ['events acknowledged', acked.length],
+          ['lost', acked.length - records.length],
+          ['delivered with one recorded attempt', records.filter((r) => r.attemptLog.length === 1).length],
+          ["old worker's claims refused by the database", `${refusals} (SQLSTATE ${[...refusalCodes].join(', ')})`],
+          ['deliveries the old worker took / sent', `${took.size} / ${byOld}`],
+          ['requests the receiver saw', receiver.receipts.length],
+          ['sent more than once', sends.sentMoreThanOnce.length],
+          ['  of those explained by the attempt log', sends.explained],
+          ['enqueue and drain (s)', Math.round(drainedMs / 100) / 10],
+        ],
+        failures: invariants.failures,
+      };
+    } finally {
+      for (const child of children) child.kill('SIGKILL');
+      await Promise.all(children.map((c) => c.exited));
+      await pool.end().catch(() => undefined);
+      await receiver.close();
+      postgres.destroy();
+    }
+  },
+};
