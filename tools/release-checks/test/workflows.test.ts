@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { unpinnedUses } from '../src/action-pins.ts';
 import { actionlint } from '../src/actionlint.ts';
 import { ROOT, readManifest } from '../src/workspace.ts';
 
@@ -18,11 +19,13 @@ interface Step {
   readonly env?: Readonly<Record<string, unknown>>;
 }
 interface Job {
+  readonly needs?: string | readonly string[];
+  readonly uses?: string;
   readonly env?: Readonly<Record<string, string>>;
   readonly permissions?: Readonly<Record<string, string>>;
   readonly strategy?: { readonly matrix?: Readonly<Record<string, unknown>> };
   readonly services?: Readonly<Record<string, { readonly image: string }>>;
-  readonly steps: readonly Step[];
+  readonly steps?: readonly Step[];
 }
 interface Workflow {
   readonly on: Readonly<Record<string, unknown>>;
@@ -60,10 +63,10 @@ describe('ci.yml', () => {
   const ci = read('ci.yml');
   const test = ci.jobs.test;
   if (test === undefined) throw new Error('ci.yml has no `test` job');
-  const runs = test.steps.flatMap((step) => (step.run ? [step.run.trim()] : []));
+  const runs = (test.steps ?? []).flatMap((step) => (step.run ? [step.run.trim()] : []));
 
-  it('runs on pushes to main and on pull requests', () => {
-    expect(Object.keys(ci.on).sort()).toEqual(['pull_request', 'push']);
+  it('runs on pushes to main and on pull requests, and when release.yml calls it', () => {
+    expect(Object.keys(ci.on).sort()).toEqual(['pull_request', 'push', 'workflow_call']);
   });
 
   it('tests every Node line the packages support (engines.node)', () => {
@@ -102,9 +105,14 @@ describe('release.yml', () => {
   const release = read('release.yml');
   const job = release.jobs.release;
   if (job === undefined) throw new Error('release.yml has no `release` job');
-  const changesets = job.steps.find((step) => step.uses?.startsWith('changesets/action@'));
+  const changesets = job.steps?.find((step) => step.uses?.startsWith('changesets/action@'));
   const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
     .scripts;
+
+  it('publishes only after the CI test job passed on the same commit', () => {
+    expect(release.jobs.test?.uses).toBe('./.github/workflows/ci.yml');
+    expect(job.needs).toBe('test');
+  });
 
   it('runs on pushes to main only', () => {
     expect(release.on).toEqual({ push: { branches: ['main'] } });
@@ -120,5 +128,33 @@ describe('release.yml', () => {
     expect(changesets?.env?.NPM_CONFIG_PROVENANCE).toBe('true');
     expect(scripts['version-packages']).toMatch(/^changeset version\b/);
     expect(scripts.release).toMatch(/^pnpm run build && pnpm run api:check && changeset publish$/);
+  });
+});
+
+describe('action pins', () => {
+  it.each(workflows)('%s pins every action to a commit SHA, its version in a comment', (name) => {
+    expect(unpinnedUses(readFileSync(join(folder, name), 'utf8'))).toEqual([]);
+  });
+
+  it('the check finds a tag, a short SHA and a SHA without its version', () => {
+    const planted = [
+      '      - uses: actions/checkout@v6',
+      '      - uses: actions/setup-node@2499707',
+      '        uses: actions/upload-artifact@b7c566a772e6b6bfb58ed0dc250532a479d7789f',
+      '      - uses: actions/checkout@d23441a48e516b6c34aea4fa41551a30e30af803 # v6.1.0',
+      '    uses: ./.github/workflows/ci.yml',
+    ].join('\n');
+    expect(unpinnedUses(planted)).toEqual([
+      'line 1: actions/checkout@v6',
+      'line 2: actions/setup-node@2499707',
+      'line 3: actions/upload-artifact@b7c566a772e6b6bfb58ed0dc250532a479d7789f',
+    ]);
+  });
+
+  it('Dependabot keeps the pinned actions current', () => {
+    const file = join(ROOT, '.github', 'dependabot.yml');
+    expect(existsSync(file)).toBe(true);
+    const config = parse(readFileSync(file, 'utf8')) as { updates: { 'package-ecosystem': string }[] };
+    expect(config.updates.map((update) => update['package-ecosystem'])).toContain('github-actions');
   });
 });
