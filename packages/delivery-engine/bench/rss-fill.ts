@@ -43,6 +43,7 @@ for (let start = 0; start < WAITING; start += BATCH) {
           latencyMs: 1,
           responseSnippet: undefined,
           errorMessage: 'connect ECONNREFUSED 127.0.0.1:9',
+          unrecordedSends: 0,
         },
         { state: 'pending', nextAttemptAt: retryAt, finishedAt: now },
       ),

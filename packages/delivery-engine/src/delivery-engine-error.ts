@@ -8,7 +8,8 @@ export type DeliveryEngineErrorCode =
   | 'not_found'
   | 'in_progress'
   | 'store_error'
-  | 'store_locked';
+  | 'store_locked'
+  | 'store_fenced';
 
 /**
  * The one error class of `@kyc/delivery-engine`: a stable `code` and a message that says what

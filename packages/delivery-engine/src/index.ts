@@ -26,7 +26,6 @@ export { standardWebhooksSignature } from './engine/signing.js';
 export {
   type SqliteDeliveryStoreOptions,
   type SqliteDurability,
-  type SqliteStoreMode,
   sqliteDeliveryStore,
 } from './store/sqlite.js';
 export type * from './store/store.js';

@@ -83,16 +83,6 @@ async function readWhileAnotherProcessDelivers(
 }
 
 describe('getDelivery while another process records attempts', () => {
-  it("SQLite, mode 'shared': the row and its attempt log come from one snapshot", { timeout: 90_000 }, async () => {
-    const path = join(dir, 'read.db');
-    const store = sqliteDeliveryStore({ path, mode: 'shared' });
-    try {
-      await readWhileAnotherProcessDelivers(store, { store: 'sqlite', mode: 'shared', path });
-    } finally {
-      await store.close();
-    }
-  });
-
   it('SQLite, a reader beside the owning process: one snapshot per read', { timeout: 90_000 }, async () => {
     const path = join(dir, 'owned.db');
     const receiver = await startReceiver(() => 200);

@@ -12,9 +12,28 @@ const LEASE = 45_000;
 
 describe('leases', () => {
   it('counts repeated worker loss on one delivery as a failed attempt, without sending', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kyc-leases-'));
+    const path = join(dir, 'lost.db');
     const clock = createManualClock(T0);
     const receiver = await startReceiver(() => 200);
-    const store = sqliteDeliveryStore({ path: ':memory:' });
+    let store = sqliteDeliveryStore({ path });
+    const { id } = await createDeliveryEngine({ store, clock, ...(await loopbackOptions()) }).enqueue({
+      url: receiver.url,
+      body: bodyFor('lost-1'),
+    });
+    // Three owners in turn take it and go away before recording anything, as a crash leaves it;
+    // each successor first holds its predecessor's attempt for one lease.
+    const claimNow = () => store.claim({ now: clock.now(), limit: 1, leaseMs: LEASE, excludeOrigins: [] });
+    for (let lost = 0; lost < 3; lost++) {
+      if (lost > 0) {
+        expect(await claimNow()).toEqual([]);
+        clock.advance(LEASE);
+      }
+      const [claim] = await claimNow();
+      expect(claim?.lostLeases).toBe(lost);
+      await store.close();
+      store = sqliteDeliveryStore({ path });
+    }
     const attempts = recordAttempts();
     const engine = createDeliveryEngine({
       store,
@@ -25,18 +44,19 @@ describe('leases', () => {
       onAttempt: attempts.onAttempt,
     });
     try {
-      const { id } = await engine.enqueue({ url: receiver.url, body: bodyFor('lost-1') });
-      // Three workers claim it in turn and die before recording anything.
-      for (let lost = 0; lost < 3; lost++) {
-        const [claim] = await store.claim({ now: clock.now(), limit: 1, leaseMs: LEASE, excludeOrigins: [] });
-        expect(claim?.lostLeases).toBe(lost);
-        clock.advance(LEASE);
-      }
       await engine.start();
+      // The engine holds the third owner's attempt for a lease, then counts the loss.
+      while (clock.sleepers === 0) await pause(5);
+      clock.advance(LEASE);
       await attempts.waitFor(1);
       expect(receiver.requests).toHaveLength(0);
       const record = await engine.getDelivery(id);
-      expect(record?.attemptLog[0]).toMatchObject({ attempt: 1, outcome: WORKER_LOST_OUTCOME, status: undefined });
+      expect(record?.attemptLog[0]).toMatchObject({
+        attempt: 1,
+        outcome: WORKER_LOST_OUTCOME,
+        status: undefined,
+        unrecordedSends: 3,
+      });
       expect(record?.attemptLog[0]?.errorMessage).toMatch(/lease lost 3 times/);
       expect(record).toMatchObject({ state: 'pending', attempts: 1 });
 
@@ -47,7 +67,9 @@ describe('leases', () => {
       expect(receiver.requests).toHaveLength(1);
     } finally {
       await engine.stop();
+      await store.close();
       await receiver.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -19,14 +19,14 @@ async function until(check: () => boolean): Promise<void> {
 describe('engine.loopHealth()', () => {
   it('is not running before start() and after stop(), and not busy while it waits for work', async () => {
     const engine = createDeliveryEngine({ store: sqliteDeliveryStore({ path: ':memory:' }), pollIntervalMs: 20 });
-    expect(engine.loopHealth()).toEqual({ running: false, busyMs: 0 });
+    expect(engine.loopHealth()).toMatchObject({ running: false, busyMs: 0, store: { writable: true, fenced: false } });
     await engine.start();
     await pause(100);
     expect(engine.loopHealth().running).toBe(true);
     // Idle passes take well under a millisecond; a probe lands on one only by chance.
     await until(() => engine.loopHealth().busyMs === 0);
     await engine.stop();
-    expect(engine.loopHealth()).toEqual({ running: false, busyMs: 0 });
+    expect(engine.loopHealth()).toMatchObject({ running: false, busyMs: 0, store: { writable: true, fenced: false } });
   });
 
   it.skipIf(!available)(

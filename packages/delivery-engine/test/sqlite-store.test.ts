@@ -7,22 +7,20 @@ import { DeliveryEngineError, sqliteDeliveryStore } from '../src/index.js';
 import { MIGRATIONS, migrationsTable, SCHEMA_VERSION, tableNames } from '../src/store/schema.js';
 import { storeConformance } from './store-conformance.js';
 
-for (const mode of ['owner', 'shared'] as const) {
-  storeConformance(`sqlite (${mode} mode)`, async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kyc-sqlite-store-'));
-    const path = join(dir, 'deliveries.db');
-    const store = sqliteDeliveryStore({ path, mode });
-    return {
-      store,
-      openAnother: async () => sqliteDeliveryStore({ path, mode }),
-      oneWriter: mode === 'owner',
-      cleanup: async () => {
-        await store.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
-  });
-}
+storeConformance('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kyc-sqlite-store-'));
+  const path = join(dir, 'deliveries.db');
+  const store = sqliteDeliveryStore({ path });
+  return {
+    store,
+    openAnother: async () => sqliteDeliveryStore({ path }),
+    oneWriter: true,
+    cleanup: async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
 
 describe('sqliteDeliveryStore options', () => {
   it('rejects a missing path and an unsafe table prefix with a typed error', () => {
@@ -59,6 +57,7 @@ describe('sqliteDeliveryStore options', () => {
         { version: 1, description: expect.stringContaining('deliveries') },
         { version: 2, description: expect.stringContaining('trace context') },
         { version: 3, description: expect.stringContaining('owning process') },
+        { version: 4, description: expect.stringContaining('owner generation') },
       ]);
       // A newer engine added a version and this worker was left on the old code.
       raw.prepare(`INSERT INTO delivery_schema_migrations VALUES (${SCHEMA_VERSION + 1}, 'from the future', 0)`).run();
@@ -116,7 +115,7 @@ describe('sqliteDeliveryStore schema upgrade', () => {
       const check = new Database(path);
       const versions = check.prepare(`SELECT version FROM ${t.migrations} ORDER BY version`).all();
       check.close();
-      expect(versions).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+      expect(versions).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -7,6 +7,11 @@ export interface Clock {
   now(): number;
   /** Resolves after `ms` of this clock's time, or as soon as `signal` aborts. Never rejects. */
   sleep(ms: number, signal: AbortSignal): Promise<void>;
+  /**
+   * A monotonic reading in this clock's units (it never steps when the wall clock does), for the
+   * holds the engine keeps in memory. A clock without it has those timed on `now()`.
+   */
+  elapsed?(): number;
 }
 
 /**
@@ -27,5 +32,12 @@ export function wallSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** The wall clock: `Date.now()` and one `setTimeout` per sleep (the engine sleeps on one at a time). */
-export const systemClock: Clock = Object.freeze({ now: () => Date.now(), sleep: wallSleep });
+/**
+ * The wall clock: `Date.now()` and one `setTimeout` per sleep (the engine sleeps on one at a
+ * time); `performance.now()` for what must not step with it.
+ */
+export const systemClock: Clock = Object.freeze({
+  now: () => Date.now(),
+  sleep: wallSleep,
+  elapsed: () => performance.now(),
+});

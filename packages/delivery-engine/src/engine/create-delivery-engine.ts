@@ -10,6 +10,7 @@ import { type DeliveryEngineOptions, resolveOptions } from './options.js';
 import { type AttemptContext, describe, runAttempt } from './run-attempt.js';
 import { createSender } from './sender.js';
 import { storeEvent } from './store-event.js';
+import { createStoreGate } from './store-gate.js';
 import { createUrlCheck } from './url-check.js';
 import { createWakeup } from './wakeup.js';
 
@@ -39,6 +40,7 @@ export function createDeliveryEngine<Transaction = never>(
   const wakeup = createWakeup();
   const sender = createSender(options, resolved.deadlineMs);
   const checkUrl = createUrlCheck(options);
+  const gate = createStoreGate(store, logger);
   let telemetry: EngineTelemetry = NOOP_TELEMETRY;
   // The API is an optional peer, loaded once; until it has answered, enqueue and start wait.
   const telemetryReady: Promise<void> =
@@ -88,6 +90,7 @@ export function createDeliveryEngine<Transaction = never>(
     if (free <= 0) return false;
     const claims = await store.claim({
       now: clock.now(),
+      elapsed: clock.elapsed?.() ?? clock.now(),
       limit: free,
       leaseMs: resolved.leaseMs,
       excludeOrigins: limiter.saturated(),
@@ -163,21 +166,34 @@ export function createDeliveryEngine<Transaction = never>(
       wakeup.reset();
       passStartedAt = performance.now();
       try {
+        const gateState = gate.check();
+        if (gateState === 'fenced') break;
+        if (gateState === 'paused') {
+          passStartedAt = undefined;
+          await pauseFor(resolved.pollIntervalMs);
+          continue;
+        }
         if (await fill()) continue;
         if (!running) break;
         await idle();
       } catch (error) {
         // The failure is the store's, and readiness probes read the store on their own.
         passStartedAt = undefined;
+        if (gate.check() === 'fenced') break;
         logger?.error?.('delivery loop: store call failed; retrying after the poll interval', {
           error: describe(error),
         });
-        const pause = new AbortController();
-        await Promise.race([clock.sleep(resolved.pollIntervalMs, pause.signal), wakeup.wait(pause.signal)]);
-        pause.abort(SLEEP_OVER);
+        await pauseFor(resolved.pollIntervalMs);
       }
     }
     passStartedAt = undefined;
+  }
+
+  /** Waits `ms` of engine time, or until something wakes the loop. */
+  async function pauseFor(ms: number): Promise<void> {
+    const pause = new AbortController();
+    await Promise.race([clock.sleep(ms, pause.signal), wakeup.wait(pause.signal)]);
+    pause.abort(SLEEP_OVER);
   }
 
   return {
@@ -256,7 +272,8 @@ export function createDeliveryEngine<Transaction = never>(
 
     loopHealth() {
       const busyMs = passStartedAt === undefined ? 0 : Math.round(performance.now() - passStartedAt);
-      return { running, busyMs };
+      const storeHealth = store.health?.();
+      return { running, busyMs, ...(storeHealth !== undefined && { store: storeHealth }) };
     },
 
     async redeliver(id) {

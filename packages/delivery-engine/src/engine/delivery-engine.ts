@@ -1,4 +1,4 @@
-import type { DeliveryFilter, DeliveryRecord, DeliverySummary, InsertOptions } from '../store/store.js';
+import type { DeliveryFilter, DeliveryRecord, DeliverySummary, InsertOptions, StoreHealth } from '../store/store.js';
 import type { WebhookEvent } from './prepare-event.js';
 
 /** What `enqueue` resolves with once the event is stored. */
@@ -56,4 +56,10 @@ export interface LoopHealth {
    * nothing is being claimed, while `running` still says `true`.
    */
   readonly busyMs: number;
+  /**
+   * The store's own account (stores that keep one: SQLite): whether it can write, whether another
+   * engine fenced this one off, and how many finished results it holds until it can write. A probe
+   * should report not-ready while `writable` is false: the loop claims nothing then.
+   */
+  readonly store?: StoreHealth;
 }

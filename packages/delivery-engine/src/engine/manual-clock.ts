@@ -46,6 +46,8 @@ export function createManualClock(startMs = 0): ManualClock {
   };
   return {
     now: () => now,
+    // A manual clock only moves forward, when told: it is its own monotonic clock.
+    elapsed: () => now,
     sleep: (ms, signal) =>
       new Promise<void>((resolve) => {
         if (signal.aborted || ms <= 0) return resolve();

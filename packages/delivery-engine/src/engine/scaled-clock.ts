@@ -48,5 +48,6 @@ export function scaledClock(scale: number, options: ScaledClockOptions = {}): Sc
     now: () => anchor + (wallNow() - anchor) * scale,
     toWall: (clockMs: number) => anchor + (clockMs - anchor) / scale,
     sleep: (ms: number, signal: AbortSignal) => wallSleep(ms / scale, signal),
+    elapsed: () => performance.now() * scale,
   });
 }

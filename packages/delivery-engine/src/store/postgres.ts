@@ -70,8 +70,20 @@ export function postgresDeliveryStore(options: PostgresDeliveryStoreOptions): De
   const completeGrouped = groupedStatement(
     async (items: readonly CompleteItem[]): Promise<boolean[]> => {
       const rows = items.map(({ id, token, attempt, next }) => {
-        const [, number, round, startedAt, requestHeaders, status, outcome, dialed, latency, snippet, error] =
-          attemptValues(id, attempt);
+        const [
+          ,
+          number,
+          round,
+          startedAt,
+          requestHeaders,
+          status,
+          outcome,
+          dialed,
+          latency,
+          snippet,
+          error,
+          unrecorded,
+        ] = attemptValues(id, attempt);
         const pending = next.state === 'pending';
         return {
           id,
@@ -89,6 +101,7 @@ export function postgresDeliveryStore(options: PostgresDeliveryStoreOptions): De
           latency_ms: latency,
           response_snippet: snippet,
           error_message: error,
+          unrecorded_sends: unrecorded,
         };
       });
       const result = await run('complete', sql.complete, [JSON.stringify(rows)]);

@@ -119,12 +119,13 @@ export function toAttempt(row: Row): AttemptRecord {
     latencyMs: num(row.latency_ms),
     responseSnippet: optStr(row.response_snippet),
     errorMessage: optStr(row.error_message),
+    unrecordedSends: num(row.unrecorded_sends ?? 0),
   };
 }
 
 /** Positional values of an attempt row, in the column order of the INSERT both stores use. */
 export const ATTEMPT_COLUMNS =
-  'delivery_id, attempt, round, started_at, request_headers, status, outcome, dialed_address, latency_ms, response_snippet, error_message';
+  'delivery_id, attempt, round, started_at, request_headers, status, outcome, dialed_address, latency_ms, response_snippet, error_message, unrecorded_sends';
 
 export function attemptValues(id: string, attempt: AttemptRecord): unknown[] {
   return [
@@ -140,6 +141,7 @@ export function attemptValues(id: string, attempt: AttemptRecord): unknown[] {
     // Receivers and sockets write these: made storable once here, for both stores.
     storableOrNull(attempt.responseSnippet),
     storableOrNull(attempt.errorMessage),
+    attempt.unrecordedSends,
   ];
 }
 

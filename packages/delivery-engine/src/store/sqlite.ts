@@ -1,12 +1,9 @@
+import { realpathSync } from 'node:fs';
 import { DeliveryEngineError } from '../delivery-engine-error.js';
-import { fileLock, type SqliteStoreMode } from './sqlite/file-lock.js';
 import { openSqlite } from './sqlite/open-sqlite.js';
 import { ownerSqliteStore } from './sqlite/owner-store.js';
-import { sharedSqliteStore } from './sqlite/shared-store.js';
 import { walSync } from './sqlite/wal-sync.js';
 import type { DeliveryStore } from './store.js';
-
-export type { SqliteStoreMode } from './sqlite/file-lock.js';
 
 /**
  * What a resolved `enqueue` and a recorded attempt survive. `process-crash`: a crash of the
@@ -23,18 +20,10 @@ export interface SqliteDeliveryStoreOptions {
   readonly tablePrefix?: string;
   /** How long a writer waits for another connection's write lock before failing (default 5000 ms). */
   readonly busyTimeoutMs?: number;
-  /**
-   * `owner` (default): one process writes the file, and a lock refuses a second; claims are kept
-   * in memory, so an attempt costs one write, its result. `shared`: several processes on one host
-   * share the file, and every claim is a durable lease (about twice the writes). Any number of
-   * handles may read a file in either mode.
-   */
-  readonly mode?: SqliteStoreMode;
   /** Default `process-crash`; `power-loss` adds one fsync per group commit. */
   readonly durability?: SqliteDurability;
 }
 
-const MODES: readonly SqliteStoreMode[] = ['owner', 'shared'];
 const DURABILITIES: readonly SqliteDurability[] = ['process-crash', 'power-loss'];
 
 function invalid(message: string): DeliveryEngineError {
@@ -42,11 +31,13 @@ function invalid(message: string): DeliveryEngineError {
 }
 
 /**
- * The embedded store: one SQLite file in WAL mode. By default one process owns it (see
- * {@link SqliteDeliveryStoreOptions.mode}): a second engine on the same file is refused with an
- * error that says what to do, and an owner that died is replaced at once (the operating system
- * drops its lock). Deliveries without a recorded result are due again under the next owner, so
- * an attempt in flight at a crash is sent again: at least once, never lost.
+ * The embedded store: one SQLite file in WAL mode, owned by one process: a second engine on the
+ * same file (in this process or another) is refused with an error that says what to do, and an
+ * owner that died is replaced at once (the operating system drops its lock). Any number of
+ * handles may read the file. Deliveries without a recorded result are due again under the next
+ * owner (after one lease, in case the old owner is still finishing them), so an attempt in flight
+ * at a crash is sent again, and the attempt log counts that send: at least once, never lost.
+ * Several processes belong on Postgres.
  *
  * @example
  * ```ts
@@ -57,16 +48,19 @@ function invalid(message: string): DeliveryEngineError {
  */
 export function sqliteDeliveryStore(options: SqliteDeliveryStoreOptions): DeliveryStore<never> {
   if (typeof options?.path !== 'string' || options.path === '') throw invalid('`path` must be a non-empty string');
-  const mode = options.mode ?? 'owner';
-  if (!MODES.includes(mode)) throw invalid("`mode` must be 'owner' or 'shared'");
+  const mode = (options as { mode?: unknown }).mode;
+  if (mode !== undefined && mode !== 'owner') {
+    throw invalid(
+      'one process owns a SQLite delivery file (`mode` is gone); run several workers on Postgres (postgresDeliveryStore from @kyc/delivery-engine/postgres)',
+    );
+  }
   const durability = options.durability ?? 'process-crash';
   if (!DURABILITIES.includes(durability)) throw invalid("`durability` must be 'process-crash' or 'power-loss'");
   if (durability === 'power-loss' && options.path === ':memory:') {
     throw invalid("a ':memory:' database survives nothing: use a file for durability 'power-loss'");
   }
   const file = openSqlite(options.path, options.tablePrefix ?? '', options.busyTimeoutMs ?? 5000);
-  if (mode === 'owner') return ownerSqliteStore(file, durability === 'power-loss' ? walSync(file.path) : undefined);
-  // Several processes: a group commit cannot span them, so each commit syncs on its own.
-  if (durability === 'power-loss') file.db.pragma('synchronous = FULL');
-  return sharedSqliteStore(file, fileLock({ file, mode: 'shared' }));
+  // The WAL is opened by the path resolved now: a later process.chdir() must not move it.
+  const sync = durability === 'power-loss' ? walSync(realpathSync(file.path)) : undefined;
+  return ownerSqliteStore(file, sync);
 }

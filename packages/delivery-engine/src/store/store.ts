@@ -83,6 +83,12 @@ export interface AttemptRecord {
   readonly latencyMs: number;
   readonly responseSnippet: string | undefined;
   readonly errorMessage: string | undefined;
+  /**
+   * Sends of this delivery before this attempt that ended without a recorded result (the process
+   * died or was fenced off between sending and recording, or its lease ran out): each one may
+   * have reached the endpoint, so a non-zero count explains a duplicate the customer saw.
+   */
+  readonly unrecordedSends: number;
 }
 
 /** What the delivery becomes once an attempt is recorded. */
@@ -138,7 +144,13 @@ export interface DeliveryFilter {
 
 /** Arguments of {@link DeliveryStore.claim}. */
 export interface ClaimRequest {
+  /** The engine clock's time: what is due by now is claimable. */
   readonly now: number;
+  /**
+   * A monotonic reading in the same units as `now` (it never steps with the wall clock): a store
+   * that keeps holds in memory times them on it. Without it, `now` is used.
+   */
+  readonly elapsed?: number;
   readonly limit: number;
   readonly leaseMs: number;
   /** Origins already at their concurrency limit in this process: not claimed now. */
@@ -151,6 +163,18 @@ export interface ClaimRequest {
   readonly maxPerOrigin?: number;
   /** Origins with attempts in flight in this process, and how many: their room is `maxPerOrigin` minus that. */
   readonly busyOrigins?: readonly (readonly [origin: string, inFlight: number])[];
+}
+
+/** Whether a store can record results right now, for readiness probes and the loop. */
+export interface StoreHealth {
+  /** `false` while writes fail (a full disk, an I/O error) or for good once the store was fenced off or broken. */
+  readonly writable: boolean;
+  /** Another engine owns the store now: this one claims nothing more. */
+  readonly fenced: boolean;
+  /** Results of finished attempts waiting for the store to accept them (held, never dropped). */
+  readonly heldResults: number;
+  /** What is wrong, in words (never a secret). */
+  readonly problem?: string;
 }
 
 /** Outcome of {@link DeliveryStore.redeliver}. */
@@ -212,6 +236,11 @@ export interface DeliveryStore<Transaction = never> {
    * `kyc.webhook.oldest_due.age` gauges. Optional: without it those gauges are not reported.
    */
   queueStats?(now: number): Promise<QueueStats>;
+  /**
+   * Whether the store can write, synchronously and without a store call. Optional: a store
+   * without it is taken to be writable, and its failures show in the loop's log.
+   */
+  health?(): StoreHealth;
   close(): Promise<void>;
 }
 

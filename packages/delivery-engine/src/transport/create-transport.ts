@@ -134,7 +134,13 @@ export function createTransport(options: TransportOptions = {}): Transport {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const abort = new AttemptAbort();
-    const timer = setTimeout(() => abort.abort(new Error(`deadline of ${deadlineMs} ms ran out`), true), deadlineMs);
+    // The abort waits one more turn of the event loop: after a pause of the whole process (SIGSTOP,
+    // a frozen VM) the timer and an answer that arrived meanwhile are ready together, timers run
+    // first, and the answer must be read as what it was, not thrown away as a timeout.
+    const timer = setTimeout(
+      () => setImmediate(() => abort.abort(new Error(`deadline of ${deadlineMs} ms ran out`), true)),
+      deadlineMs,
+    );
     stops.add(stop, abort);
     stops.add(signal, abort);
     let status: number | undefined;

@@ -5,8 +5,10 @@ export interface ConformanceFixture {
   readonly store: DeliveryStore<unknown>;
   openAnother(): Promise<DeliveryStore<unknown>>;
   /**
-   * The store allows one writer (SQLite's owner mode): a second handle may read, and its writes
-   * are refused with `store_locked`, instead of taking turns with the first.
+   * The store allows one writer (SQLite): a second handle may read, and its writes are refused
+   * with `store_locked`, instead of taking turns with the first. Its claims live in the owning
+   * process: one never lapses while that process holds it; a successor holds the predecessor's
+   * attempts in flight for one lease instead.
    */
   readonly oneWriter?: boolean;
   cleanup(): Promise<void>;
@@ -40,6 +42,7 @@ export function attempt(n: number, outcome: string, overrides: Partial<AttemptRe
     latencyMs: 12,
     responseSnippet: 'oops',
     errorMessage: undefined,
+    unrecordedSends: 0,
     ...overrides,
   };
 }

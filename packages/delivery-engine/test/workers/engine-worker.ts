@@ -10,8 +10,6 @@ import { postgresDeliveryStore } from '../../src/postgres.js';
 interface WorkerConfig {
   readonly store: 'sqlite' | 'postgres';
   readonly path?: string;
-  /** SQLite: `owner` (the default) or `shared`. */
-  readonly mode?: 'owner' | 'shared';
   readonly postgresUrl?: string;
   readonly schema?: string;
   readonly ca: string;
@@ -41,7 +39,7 @@ const pool =
     : undefined;
 const store: DeliveryStore<unknown> =
   pool === undefined
-    ? sqliteDeliveryStore({ path: config.path ?? '', ...(config.mode !== undefined && { mode: config.mode }) })
+    ? sqliteDeliveryStore({ path: config.path ?? '' })
     : postgresDeliveryStore({ pool, ...(config.schema !== undefined && { schema: config.schema }) });
 
 const engine = createDeliveryEngine({

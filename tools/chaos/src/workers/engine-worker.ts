@@ -13,8 +13,6 @@ import pg from 'pg';
 interface WorkerConfig {
   readonly store: 'sqlite' | 'postgres';
   readonly path?: string;
-  /** SQLite: `owner` (the default) or `shared`. */
-  readonly mode?: 'owner' | 'shared';
   readonly postgresUrl?: string;
   readonly ca: string;
   readonly concurrency: number;
@@ -46,9 +44,7 @@ const pool = config.store === 'postgres' ? new pg.Pool({ connectionString: confi
 // the failure and retry, so here it is only reported (unhandled, it would end the process).
 pool?.on('error', () => undefined);
 const store: DeliveryStore<unknown> =
-  pool === undefined
-    ? sqliteDeliveryStore({ path: config.path ?? '', ...(config.mode !== undefined && { mode: config.mode }) })
-    : postgresDeliveryStore({ pool });
+  pool === undefined ? sqliteDeliveryStore({ path: config.path ?? '' }) : postgresDeliveryStore({ pool });
 const factor = config.timeScale.factor;
 const engine = createDeliveryEngine({
   store,

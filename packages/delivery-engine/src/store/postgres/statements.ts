@@ -68,7 +68,8 @@ export function postgresStatements(t: TableNames, channel: string) {
     complete: statement(
       `WITH i AS (SELECT * FROM json_to_recordset($1::json) AS i(id text, token bigint, state text, next_at bigint,
                     finished_at bigint, attempt int, round int, started_at bigint, request_headers text, status int,
-                    outcome text, dialed_address text, latency_ms int, response_snippet text, error_message text)),
+                    outcome text, dialed_address text, latency_ms int, response_snippet text, error_message text,
+                    unrecorded_sends int)),
             u AS (UPDATE ${t.deliveries} d
                      SET state = i.state, attempts = d.attempts + 1, round_attempts = d.round_attempts + 1,
                          next_attempt_at = i.next_at, finished_at = i.finished_at, leased = 0, lease_until = NULL,
@@ -77,7 +78,7 @@ export function postgresStatements(t: TableNames, channel: string) {
                   RETURNING d.id)
        INSERT INTO ${t.attempts} (${ATTEMPT_COLUMNS})
        SELECT i.id, i.attempt, i.round, i.started_at, i.request_headers, i.status, i.outcome, i.dialed_address,
-              i.latency_ms, i.response_snippet, i.error_message
+              i.latency_ms, i.response_snippet, i.error_message, i.unrecorded_sends
          FROM i JOIN u ON u.id = i.id
        RETURNING delivery_id`,
     ),

@@ -17,18 +17,22 @@ export const RESTART_ABOVE_PAGES = 1000;
 // A passive checkpoint alone does not bound the WAL under steady load: the log starts again from
 // its beginning only when a checkpoint has copied every frame before the next write, and the
 // owner commits every few milliseconds, so it never has (a 67 MB database grew a 1.1 GB WAL).
-// Past the threshold a RESTART checkpoint copies the few frames left and holds the next write
-// back until it is done (the owner's busy timeout waits meanwhile), so that write starts the log
-// again from its beginning.
+// Past the threshold a RESTART checkpoint copies the few frames left so that the next write
+// starts the log again from its beginning. It never waits: with a busy timeout of 0, a RESTART that
+// finds a reader on an old snapshot (a `VACUUM INTO` backup, a report) or the owner mid-write
+// returns SQLITE_BUSY at once instead of holding the write lock while it waits (which stalled the
+// owner's event loop for its whole busy timeout, twice in a row), and is tried again on the next
+// tick; the WAL grows meanwhile, as it must while a reader needs its frames.
 const PROGRAM = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-const db = new Database(workerData.path, { timeout: 5000 });
+const db = new Database(workerData.path, { timeout: 0 });
 const checkpoint = () => {
   try {
     const [passive] = db.pragma('wal_checkpoint(PASSIVE)');
     if (passive !== undefined && passive.log > workerData.restartAbovePages) db.pragma('wal_checkpoint(RESTART)');
   } catch (error) {
+    if (error && String(error.code).startsWith('SQLITE_BUSY')) return;
     parentPort.postMessage(String(error && error.message));
   }
 };

@@ -103,4 +103,53 @@ describe('CommitQueue', () => {
     await write;
     expect(resolved).toBe(true);
   });
+
+  it('holds writes through a full database and commits them once it has room, failing the others at once', async () => {
+    // A real SQLITE_FULL: the database may not grow past its current pages.
+    db.exec('CREATE TABLE big (b BLOB)');
+    const pages = Number(db.pragma('page_count', { simple: true }));
+    db.pragma(`max_page_count = ${pages}`);
+    let failedBatches = 0;
+    const queue = new CommitQueue({
+      transaction: (body) => {
+        commits++;
+        try {
+          return db.transaction(body).immediate();
+        } catch (error) {
+          failedBatches++;
+          throw error;
+        }
+      },
+      wrapError: (error) => new Error(`wrapped: ${(error as Error).message}`),
+      isOutage: (error) => (error as { code?: string }).code === 'SQLITE_FULL',
+    });
+    const grow = db.prepare('INSERT INTO big (b) VALUES (zeroblob(65536))');
+    const held = queue.push(() => grow.run().changes, undefined, { hold: true });
+    const refused = queue.push(() => grow.run().changes);
+    await expect(refused).rejects.toThrow(/wrapped: database or disk is full/);
+    // One failed transaction for the batch, not one more per write in it.
+    expect(failedBatches).toBe(1);
+    expect(queue.outage?.error.message).toMatch(/full/);
+    expect(queue.queued).toBe(1);
+    db.pragma(`max_page_count = ${pages * 100}`);
+    await expect(held).resolves.toBe(1);
+    expect(queue.outage).toBeUndefined();
+    expect(db.prepare('SELECT count(*) AS n FROM big').get()).toEqual({ n: 1 });
+  });
+
+  it('fails held writes when abandoned (the store closes while it still cannot write)', async () => {
+    const queue = new CommitQueue({
+      transaction: () => {
+        throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
+      },
+      wrapError: (error) => error as Error,
+      isOutage: () => true,
+    });
+    const held = queue.push(() => 1, undefined, { hold: true });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(queue.queued).toBe(1);
+    queue.abandon(new Error('closed'));
+    await expect(held).rejects.toThrow('closed');
+    expect(queue.queued).toBe(0);
+  });
 });

@@ -6,6 +6,14 @@ interface QueuedWrite<R> {
   readonly committed: ((result: R) => void) | undefined;
   readonly resolve: (result: R) => void;
   readonly reject: (error: Error) => void;
+  /** Kept and written again when the store cannot write, instead of failing (an attempt's result). */
+  readonly hold: boolean;
+}
+
+/** Why the store cannot write right now, and since when (`performance.now()`). */
+export interface Outage {
+  readonly error: Error;
+  readonly since: number;
 }
 
 export interface CommitQueueOptions {
@@ -22,7 +30,17 @@ export interface CommitQueueOptions {
    * the next turn and takes the waiting ones along.
    */
   readonly waitMs?: number;
+  /**
+   * Whether a failed batch failed because the store cannot write at all (a full disk, an I/O
+   * error, the lock taken, the owner fenced off) rather than because of one write in it. Such a
+   * batch is not tried again write by write (each would fail the same way, holding the loop):
+   * writes pushed with `hold` wait for the store to recover, the others fail.
+   */
+  readonly isOutage?: (error: unknown) => boolean;
 }
+
+/** How long held writes wait before the next try while the store cannot write, at first and at most. */
+const OUTAGE_RETRY_MS = [50, 2000] as const;
 
 /** A batch this large commits at the next turn even if its writes could wait. */
 export const FULL_BATCH = 256;
@@ -47,6 +65,9 @@ export class CommitQueue {
   #scheduled = false;
   #waiting: ReturnType<typeof setTimeout> | undefined;
   #pendingSyncs = new Set<Promise<void>>();
+  #outage: Outage | undefined;
+  #retryMs: number = OUTAGE_RETRY_MS[0];
+  #retryTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: CommitQueueOptions) {
     this.#options = options;
@@ -57,9 +78,18 @@ export class CommitQueue {
    * on (an attempt's result, whose HTTP slot is already free), so it may wait up to `waitMs` for
    * others to share its commit; a caller that waits (an enqueue) commits at the next turn.
    */
-  push<R>(write: () => R, committed?: (result: R) => void, options?: { readonly canWait?: boolean }): Promise<R> {
+  push<R>(
+    write: () => R,
+    committed?: (result: R) => void,
+    options?: { readonly canWait?: boolean; readonly hold?: boolean },
+  ): Promise<R> {
     return new Promise<R>((resolve, reject) => {
-      this.#queue.push({ write, committed, resolve, reject } as QueuedWrite<unknown>);
+      this.#queue.push({ write, committed, resolve, reject, hold: options?.hold === true } as QueuedWrite<unknown>);
+      // While the store cannot write, new writes wait for the next try rather than hammer it.
+      if (this.#outage !== undefined) {
+        this.#retryLater();
+        return;
+      }
       const waitMs = this.#options.waitMs ?? 0;
       if (options?.canWait === true && waitMs > 0 && this.#queue.length < FULL_BATCH) this.#wait(waitMs);
       else this.schedule();
@@ -81,10 +111,22 @@ export class CommitQueue {
     }, waitMs);
   }
 
+  /** Why the store cannot write, while it cannot; `undefined` when the last batch committed. */
+  get outage(): Outage | undefined {
+    return this.#outage;
+  }
+
+  /** Writes waiting in the queue (held results among them). */
+  get queued(): number {
+    return this.#queue.length;
+  }
+
   /** Writes the queued batch now and waits until every batch so far is durable (for `close()`). */
   async drain(): Promise<void> {
     if (this.#waiting !== undefined) clearTimeout(this.#waiting);
     this.#waiting = undefined;
+    if (this.#retryTimer !== undefined) clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
     if (this.#scheduled || this.#queue.length > 0) this.flush();
     await Promise.allSettled([...this.#pendingSyncs]);
   }
@@ -96,14 +138,20 @@ export class CommitQueue {
     this.#scheduled = false;
     const batch = this.#queue;
     this.#queue = [];
-    const { transaction, beforeWrites, sync, wrapError } = this.#options;
+    const { transaction, beforeWrites, sync, wrapError, isOutage } = this.#options;
     let results: unknown[];
     try {
       results = transaction(() => {
         beforeWrites?.();
         return batch.map((item) => item.write());
       });
-    } catch {
+      this.#outage = undefined;
+      this.#retryMs = OUTAGE_RETRY_MS[0];
+    } catch (error) {
+      if (isOutage?.(error) === true) {
+        this.#holdThrough(batch, wrapError(error));
+        return;
+      }
       results = batch.map((item) => {
         try {
           return transaction(() => item.write());
@@ -136,5 +184,31 @@ export class CommitQueue {
     );
     this.#pendingSyncs.add(synced);
     void synced.finally(() => this.#pendingSyncs.delete(synced));
+  }
+
+  /** The store cannot write: held writes go back to the front of the queue and are tried again later. */
+  #holdThrough(batch: QueuedWrite<unknown>[], error: Error): void {
+    this.#outage ??= { error, since: performance.now() };
+    for (const item of batch) if (!item.hold) item.reject(error);
+    this.#queue = batch.filter((item) => item.hold);
+    if (this.#queue.length > 0) this.#retryLater();
+  }
+
+  #retryLater(): void {
+    if (this.#retryTimer !== undefined) return;
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.schedule();
+    }, this.#retryMs);
+    this.#retryMs = Math.min(this.#retryMs * 2, OUTAGE_RETRY_MS[1]);
+  }
+
+  /** Fails every write still queued (held ones too): the store is closing and cannot write them. */
+  abandon(error: Error): void {
+    if (this.#retryTimer !== undefined) clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    const left = this.#queue;
+    this.#queue = [];
+    for (const item of left) item.reject(error);
   }
 }

@@ -58,13 +58,13 @@ export function dueReader(
       const rows = readAfter.all({ now: r.now, dueAt: cursor[0], rid: cursor[1], limit }) as DueRow[];
       // A read from the start skipped reserved rows it then set the cursor before: skip them again.
       queue.append(
-        rows.filter((row) => !reservations.isRunning(row.id, r.now)),
+        rows.filter((row) => !reservations.isHeld(row.id)),
         true,
         rows.at(-1),
       );
       return;
     }
-    const skipped = [...reservations.running(r.now), ...queue.ids()];
+    const skipped = [...reservations.ids(), ...queue.ids()];
     const rows = readFromStart.all({
       now: r.now,
       excluded: JSON.stringify(r.excludeOrigins),

@@ -1,66 +1,65 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { linkSync, realpathSync, rmSync, type Stats, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { DeliveryEngineError } from '../../delivery-engine-error.js';
 import type { SqliteFile } from './open-sqlite.js';
-
-/** `owner`: one process owns the file. `shared`: any number of processes with durable leases. */
-export type SqliteStoreMode = 'owner' | 'shared';
+import { registerOwner, unregisterOwner } from './owner-registry.js';
 
 /** A lock on a delivery database file, held from the first write until `release()`. */
 export interface FileLock {
   /** Takes the lock if this handle does not hold it yet. Throws `store_locked` when another handle does. */
   acquire(): void;
   readonly held: boolean;
+  /**
+   * Whether the lock file at its path is still the one this handle locked. A lock file deleted or
+   * replaced under a live owner lets a second engine lock a new file beside it; the owner notices
+   * here, inside its next commit.
+   */
+  intact(): boolean;
   release(): void;
 }
 
 export interface FileLockOptions {
   readonly file: SqliteFile;
-  readonly mode: SqliteStoreMode;
   /** Runs right after the lock is taken (the owner's recovery); if it throws, the lock is given back. */
   readonly onAcquired?: () => void;
 }
-
-/** How long processes creating the same new lock file wait for each other. */
-const INITIALIZE_WAIT_MS = 2000;
 
 const isBusy = (error: unknown): boolean => {
   const code = (error as { code?: unknown })?.code;
   return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
 };
 
+const sameFile = (a: Stats | undefined, b: Stats | undefined): boolean =>
+  a !== undefined && b !== undefined && a.ino === b.ino && a.dev === b.dev;
+
 /**
- * The lock is an open transaction on a small side file (`<path>-lock`): `BEGIN EXCLUSIVE` for
- * the owner, a read transaction for each process of the shared mode. The operating system holds
- * these byte-range locks for the process and drops them when it exits, however it exits, so a
- * crashed owner's successor takes over at once and no stale lock file ever needs clearing.
- * SQLite applies the same rule between connections of one process.
+ * The owner's lock is an open `BEGIN EXCLUSIVE` on a small side file (`<path>-lock`). The
+ * operating system drops it when the process exits, however it exits, so a crashed owner's
+ * successor takes over at once. It is a POSIX record lock, and those are fragile: any descriptor
+ * of the file that the process closes (a `readFileSync`, a copy of the data folder) drops it, and
+ * deleting the file takes it along. So the lock only keeps honest engines apart; the fence is the
+ * owner generation in the database (see `ownership`), and {@link FileLock.intact} notices a lock
+ * file that is no longer the one locked. Within one process, every copy of this package shares a
+ * registry of owned files (`owner-registry.ts`).
  */
 export function fileLock(options: FileLockOptions): FileLock {
-  const { mode } = options;
   const { path } = options.file;
-  if (path === ':memory:') return { acquire() {}, held: true, release() {} };
+  if (path === ':memory:') return memoryLock(options);
   // One file reached through a symbolic link or a relative path must find the same lock.
-  const lockPath = `${realpathSync(path)}-lock`;
+  const realPath = realpathSync(path);
+  const lockPath = `${realPath}-lock`;
   let connection: Database.Database | undefined;
+  let lockedFile: Stats | undefined;
 
-  const refused = (): DeliveryEngineError => {
-    if (mode === 'owner' && sharedHolders(lockPath)) {
-      return new DeliveryEngineError(
-        'store_locked',
-        `sqliteDeliveryStore: ${path} is used by processes opened with { mode: 'shared' }. Open this one with { mode: 'shared' } too, or stop them first: an owner needs the file to itself.`,
-      );
-    }
+  const refused = (inThisProcess: boolean): DeliveryEngineError => {
     const owner = describeOwner(options.file);
-    const sameProcess = owner?.startsWith(`process ${process.pid} `) === true;
+    const here = inThisProcess || owner?.startsWith(`process ${process.pid} `) === true;
     const who = `${path} is owned by another delivery engine${owner === undefined ? '' : ` (${owner})`}`;
-    const advice =
-      mode === 'owner'
-        ? 'One process owns an embedded SQLite queue: stop the other engine (its lock ends when its process exits, even after a crash) or close its store' +
-          `${sameProcess ? ' (it is in this process)' : ''}, give this engine its own file, or open every process on this file with { mode: 'shared' } (each claim is then a durable write)`
-        : "Processes that share one file must all use { mode: 'shared' }: stop the owner, or give this process its own file";
-    return new DeliveryEngineError('store_locked', `sqliteDeliveryStore: ${who}. ${advice}.`);
+    return new DeliveryEngineError(
+      'store_locked',
+      `sqliteDeliveryStore: ${who}. One process owns an embedded SQLite queue: stop the other engine (its lock ends when its process exits, even after a crash) or close its store${here ? ' (it is in this process)' : ''}, or give this engine its own file. Several processes belong on Postgres (postgresDeliveryStore).`,
+    );
   };
 
   const lock: FileLock = {
@@ -69,27 +68,17 @@ export function fileLock(options: FileLockOptions): FileLock {
     },
     acquire() {
       if (connection !== undefined) return;
+      if (!registerOwner(realPath)) throw refused(true);
       let opened: Database.Database | undefined;
       try {
         createLockFile(lockPath);
         opened = new Database(lockPath, { timeout: 0 });
-        // Only a lock file left empty by an older engine (or a crash mid-creation) is still written here.
-        if ((statSync(lockPath, { throwIfNoEntry: false })?.size ?? 0) === 0) {
-          // A new lock file gets its one table; processes starting together wait for each
-          // other here (briefly), not in the lock below, where busy means refused.
-          opened.pragma(`busy_timeout = ${INITIALIZE_WAIT_MS}`);
-          opened.exec('CREATE TABLE IF NOT EXISTS engine_lock (held INTEGER)');
-          opened.pragma('busy_timeout = 0');
-        }
-        if (mode === 'owner') opened.exec('BEGIN EXCLUSIVE');
-        else {
-          opened.exec('BEGIN');
-          // A read is what takes the shared lock; BEGIN alone takes none.
-          opened.prepare('SELECT count(*) FROM engine_lock').get();
-        }
+        opened.exec('BEGIN EXCLUSIVE');
+        lockedFile = statSync(lockPath);
       } catch (error) {
         opened?.close();
-        if (isBusy(error)) throw refused();
+        unregisterOwner(realPath);
+        if (isBusy(error)) throw refused(false);
         throw new DeliveryEngineError('store_error', `sqliteDeliveryStore: cannot lock ${lockPath}`, { cause: error });
       }
       connection = opened;
@@ -100,20 +89,44 @@ export function fileLock(options: FileLockOptions): FileLock {
         throw error;
       }
     },
+    intact() {
+      return connection !== undefined && sameFile(lockedFile, statSync(lockPath, { throwIfNoEntry: false }));
+    },
     release() {
       const held = connection;
       connection = undefined;
-      if (held?.open) held.close();
+      if (held === undefined) return;
+      if (held.open) held.close();
+      unregisterOwner(realPath);
     },
   };
   return lock;
+}
+
+/** A `:memory:` database belongs to its one connection: nothing to lock, but the takeover still runs once. */
+function memoryLock(options: FileLockOptions): FileLock {
+  let held = false;
+  return {
+    get held() {
+      return held;
+    },
+    acquire() {
+      if (held) return;
+      held = true;
+      options.onAcquired?.();
+    },
+    intact: () => held,
+    release() {
+      held = false;
+    },
+  };
 }
 
 /**
  * Creates the lock file complete, with its table, under a temporary name and links it into
  * place, so nobody ever writes to the lock file itself. Creating the table in place held a
  * write lock on it for the length of a commit, and a process starting at that moment was
- * refused as if an owner held the file (two shared workers starting together, once in CI).
+ * refused as if an owner held the file.
  */
 function createLockFile(lockPath: string): void {
   if (statSync(lockPath, { throwIfNoEntry: false }) !== undefined) return;
@@ -141,20 +154,5 @@ function describeOwner({ db, t }: SqliteFile): string | undefined {
     return `process ${row.pid} on ${row.host}, since ${new Date(row.since).toISOString()}`;
   } catch {
     return undefined;
-  }
-}
-
-/** Whether the processes holding the lock file are shared-mode readers (a read lock can still be had). */
-function sharedHolders(lockPath: string): boolean {
-  let probe: Database.Database | undefined;
-  try {
-    probe = new Database(lockPath, { timeout: 0 });
-    probe.exec('BEGIN');
-    probe.prepare('SELECT count(*) FROM engine_lock').get();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    probe?.close();
   }
 }

@@ -1,5 +1,6 @@
+import { DeliveryEngineError } from '../../delivery-engine-error.js';
 import { ATTEMPT_COLUMNS, attemptValues, toQueueStats } from '../rows.js';
-import type { DeliveryStore, DeliverySummary } from '../store.js';
+import type { DeliveryStore, StoreHealth } from '../store.js';
 import { CommitQueue } from './commit-queue.js';
 import { prepareCommon } from './common-statements.js';
 import { claimOf, type DueRow, dueReader } from './due-reads.js';
@@ -8,6 +9,7 @@ import { LocalQueue } from './local-queue.js';
 import type { SqliteFile } from './open-sqlite.js';
 import { Reservations } from './reservations.js';
 import { refuseTransaction, runSync, wrapSqliteError } from './run-sync.js';
+import { isStoreOutage } from './store-outage.js';
 import { ownership } from './take-over.js';
 import type { WalSync } from './wal-sync.js';
 
@@ -21,13 +23,14 @@ type Row = Record<string, unknown>;
 const RESULT_COMMIT_WAIT_MS = 2;
 
 /**
- * The default mode: this process owns the file (a lock says so and refuses a second writer), so a
- * claim is a reservation in memory and the only write of an attempt is its result, group-committed
- * with the other results and enqueues of the same turn of the event loop. Every delivery without a
- * recorded result stays due in the file: after a crash the next owner sends it again, the same
- * at-least-once a durable lease gives. Each group commit also records which deliveries are in
- * flight, so the successor of an owner that died mid-attempt counts a lost lease on them and a
- * delivery that keeps killing its process still ends as `worker_lost`.
+ * The only mode: this process owns the file (a lock says so and refuses a second writer), so a
+ * claim is a reservation in memory, written to the file as the list of attempts in flight in a
+ * group commit before any of them is sent; the result of an attempt is its only other write,
+ * group-committed with the other results and enqueues. Every commit first checks that this
+ * process is still the owner (its generation, its lock file), so a replaced owner writes nothing
+ * as owner; it may still record the results of attempts it had in flight, which the successor
+ * holds back for one lease. After a crash the next owner sends again what had no result, and the
+ * attempt log counts each such send.
  */
 export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): DeliveryStore<never> {
   const { db, t } = file;
@@ -35,14 +38,16 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): D
   const reservations = new Reservations();
   const queue = new LocalQueue<DueRow>();
   const readDue = dueReader(file, reservations, queue);
+  // `attempts = ?`: the result of a claim lands only if no other result was recorded since it
+  // was taken (a fenced-off predecessor's, finishing an attempt this owner held back).
   const recordResult = db.prepare(
     `UPDATE ${t.deliveries}
         SET state = ?, attempts = attempts + 1, round_attempts = round_attempts + 1, next_attempt_at = ?,
             finished_at = ?, lost_leases = 0, last_outcome = ?, last_status = ?
-      WHERE id = ? AND state = 'pending'`,
+      WHERE id = ? AND state = 'pending' AND attempts = ?`,
   );
   const insertAttempt = db.prepare(
-    `INSERT INTO ${t.attempts} (${ATTEMPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO ${t.attempts} (${ATTEMPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const nextDue = db.prepare(
     `SELECT next_attempt_at FROM ${t.deliveries}
@@ -55,29 +60,53 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): D
             count(*) FILTER (WHERE next_attempt_at > @now) AS waiting_retry,
             min(next_attempt_at) FILTER (WHERE next_attempt_at <= @now) AS oldest_due_at
        FROM ${t.deliveries}
-      WHERE state = 'pending' AND id NOT IN (SELECT value FROM json_each(@reserved))`,
+      WHERE state = 'pending' AND id NOT IN (SELECT value FROM json_each(@held))`,
   );
-  const { lock, release } = ownership(file);
+  const owner = ownership(file, (inherited) => reservations.inherit(inherited));
+  /** Set once a commit found another owner: from then on only held results are written. */
+  let fenced: DeliveryEngineError | undefined;
+  /** Set once an fsync failed: the kernel may have dropped the pages, so nothing written since is trusted. */
+  let broken: DeliveryEngineError | undefined;
+  /** Engine time minus monotonic time at the last claim, to tell when an inherited hold ends. */
+  let clockOffset = 0;
 
   const commits: CommitQueue = new CommitQueue({
     transaction: (body) => db.transaction(body).immediate(),
-    beforeWrites: () => record.writeIfChanged(),
-    ...(sync !== undefined && { sync }),
+    beforeWrites: () => {
+      if (fenced !== undefined) return;
+      try {
+        owner.checkFence();
+      } catch (error) {
+        fenced = error as DeliveryEngineError;
+        throw error;
+      }
+      record.writeIfChanged();
+    },
+    ...(sync !== undefined && {
+      sync: () =>
+        sync().catch((error: unknown) => {
+          broken ??= new DeliveryEngineError(
+            'store_error',
+            `sqliteDeliveryStore: an fsync of ${file.path}-wal failed, so the kernel may have dropped what was written; this engine stops writing. Restart the process once the disk is healthy: deliveries without a durable result are sent again, and the attempt log counts them`,
+            { cause: error },
+          );
+          throw broken;
+        }),
+    }),
     wrapError: (error) => wrapSqliteError('write', error),
     waitMs: RESULT_COMMIT_WAIT_MS,
+    isOutage: (error) => error === fenced || isStoreOutage(error),
   });
-  const record = inFlightRecord(db, t, reservations, { owned: () => lock.held, commitSoon: () => commits.schedule() });
-
-  /** A running reservation shows as the lease end of its attempt, as a durable lease would. */
-  const withLease = <T extends DeliverySummary>(record: T): T => {
-    if (record.state !== 'pending') return record;
-    const until = reservations.leaseEnd(record.id);
-    return until === undefined ? record : { ...record, nextAttemptAt: until };
-  };
+  const record = inFlightRecord(db, t, reservations, {
+    owned: () => owner.lock.held,
+    commitSoon: () => commits.schedule(),
+  });
 
   const owned = <T>(what: string, write: () => Promise<T>): Promise<T> => {
+    const refusal = broken ?? fenced;
+    if (refusal !== undefined) return Promise.reject(refusal);
     try {
-      lock.acquire();
+      owner.lock.acquire();
     } catch (error) {
       return Promise.reject(wrapSqliteError(what, error));
     }
@@ -86,7 +115,7 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): D
 
   return {
     migrate: () => runSync('migrate', file.migrate),
-    acquireOwnership: () => runSync('acquireOwnership', () => lock.acquire()),
+    acquireOwnership: () => runSync('acquireOwnership', () => owner.lock.acquire()),
     insert: (delivery, insertOptions) =>
       owned('insert', () => {
         refuseTransaction(insertOptions);
@@ -100,32 +129,33 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): D
         );
       }),
     claim: (r) =>
-      owned('claim', () =>
-        runSync('claim', () => {
-          // A lapsed reservation's delivery lies behind the read cursor: read from the start.
-          if (reservations.hasLapsed(r.now)) queue.reset();
-          let rows = queue.take(r);
-          if (rows.length < r.limit) {
-            readDue(r);
-            rows = rows.concat(queue.take(r, rows));
-          }
-          if (rows.length === 0) return [];
-          const claims = rows.map((row) =>
-            claimOf(
-              row,
-              reservations.take(
-                { id: row.id, origin: row.origin, lostLeases: row.lost_leases, attempts: row.attempts },
-                r.now,
-                r.leaseMs,
-              ),
-            ),
-          );
-          record.changed();
-          return claims;
-        }),
-      ),
+      owned('claim', async () => {
+        const elapsed = r.elapsed ?? r.now;
+        clockOffset = r.now - elapsed;
+        // An inherited hold that ended left its delivery behind the read cursor.
+        if (reservations.tick(elapsed, r.leaseMs)) queue.reset();
+        const rows = runTake(r);
+        if (rows.length === 0) return [];
+        const claims = rows.map((row) =>
+          claimOf(
+            row,
+            reservations.take({ id: row.id, origin: row.origin, lostLeases: row.lost_leases, attempts: row.attempts }),
+          ),
+        );
+        // Nothing is sent before the file lists it as in flight: a successor (after a crash or a
+        // takeover) then knows every send that may have no result.
+        try {
+          await commits.push(() => undefined);
+        } catch (error) {
+          for (const claim of claims) reservations.end(claim.id, claim.token);
+          queue.reset();
+          throw error;
+        }
+        return claims;
+      }),
     complete(claim, attempt, next) {
-      if (!reservations.holds(claim.id, claim.token)) return Promise.resolve(false);
+      const reservation = reservations.get(claim.id);
+      if (reservation?.token !== claim.token) return Promise.resolve(false);
       const pending = next.state === 'pending';
       const result = [
         next.state,
@@ -134,24 +164,26 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): D
         attempt.outcome,
         attempt.status ?? null,
         claim.id,
+        reservation.attempts,
       ];
       const logRow = attemptValues(claim.id, attempt);
       return commits.push(
         () => {
-          // A reservation that lapsed and was taken again belongs to the newer attempt now.
           if (!reservations.holds(claim.id, claim.token) || recordResult.run(...result).changes !== 1) return false;
           insertAttempt.run(...logRow);
           return true;
         },
-        (recorded) => {
-          if (recorded && reservations.end(claim.id, claim.token)) record.changed();
+        () => {
+          if (reservations.end(claim.id, claim.token)) record.changed();
         },
-        { canWait: true },
+        // Held through an outage (a full disk): the answer arrived, and is recorded once the
+        // store can write, never thrown away to be sent again.
+        { canWait: true, hold: true },
       );
     },
     release(claim) {
-      // Nothing was written at the claim: the delivery is still due at its old time in the file,
-      // behind the read cursor.
+      // Nothing was written at the claim but the in-flight list: the delivery is still due at
+      // its old time in the file, behind the read cursor.
       const released = reservations.end(claim.id, claim.token);
       if (released) {
         queue.reset();
@@ -163,33 +195,26 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): D
       runSync('nextDueAt', () => {
         const row = nextDue.get(JSON.stringify(exclude), JSON.stringify(reservations.ids())) as Row | undefined;
         const due = row === undefined ? undefined : Number(row.next_attempt_at);
-        const lapse = reservations.nextLapse(exclude);
-        return due === undefined || (lapse !== undefined && lapse < due) ? lapse : due;
+        const holdEnd = reservations.nextHoldEnd(exclude);
+        const heldUntil = holdEnd === undefined ? undefined : holdEnd + clockOffset;
+        return due === undefined || (heldUntil !== undefined && heldUntil < due) ? heldUntil : due;
       }),
     queueStats: (now) =>
       runSync('queueStats', () => {
-        const row = stats.get({ now, reserved: JSON.stringify(reservations.ids()) }) as Row | undefined;
-        const counted = toQueueStats(row);
-        // A lapsed reservation is due from its lapse, as an expired durable lease is.
-        const lapsed = reservations.lapsed(now);
-        const oldestLapse = lapsed.length === 0 ? undefined : Math.min(...lapsed);
-        const oldestDueAt =
-          counted.oldestDueAt === undefined || (oldestLapse !== undefined && oldestLapse < counted.oldestDueAt)
-            ? oldestLapse
-            : counted.oldestDueAt;
-        return {
-          due: counted.due + lapsed.length,
-          waitingRetry: counted.waitingRetry,
-          inFlight: reservations.running(now).length,
-          oldestDueAt,
-        };
+        const row = stats.get({ now, held: JSON.stringify(reservations.ids()) }) as Row | undefined;
+        return { ...toQueueStats(row), inFlight: reservations.running + reservations.inheritedCount };
       }),
-    get: (id) =>
-      runSync('get', () => {
-        const record = common.read(id);
-        return record === undefined ? undefined : withLease(record);
-      }),
-    list: (filter) => runSync('list', () => common.list(filter).map(withLease)),
+    health: (): StoreHealth => {
+      const problem = broken ?? fenced ?? commits.outage?.error;
+      return {
+        writable: problem === undefined,
+        fenced: fenced !== undefined,
+        heldResults: commits.queued,
+        ...(problem !== undefined && { problem: problem.message }),
+      };
+    },
+    get: (id) => runSync('get', () => common.read(id)),
+    list: (filter) => runSync('list', () => common.list(filter)),
     redeliver: (id, now) =>
       owned('redeliver', () =>
         commits.push(
@@ -202,10 +227,22 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): D
       if (!db.open) return;
       // Writes already queued (enqueues the caller awaits) go out before the file closes.
       await commits.drain();
+      commits.abandon(
+        new DeliveryEngineError('store_error', 'sqliteDeliveryStore: closed before this write could be made'),
+      );
       record.close();
-      await release();
+      await owner.release();
       sync?.close();
       db.close();
     },
   };
+
+  function runTake(r: Parameters<DeliveryStore['claim']>[0]): DueRow[] {
+    let rows = queue.take(r);
+    if (rows.length < r.limit) {
+      readDue(r);
+      rows = rows.concat(queue.take(r, rows));
+    }
+    return rows;
+  }
 }

@@ -1,54 +1,56 @@
 import { describe, expect, it } from 'vitest';
 import { Reservations } from './reservations.js';
 
-const row = (id: string, origin = 'https://a.example') => ({ id, origin, lostLeases: 0, attempts: 0 });
+const row = (id: string, origin = 'https://a.example', attempts = 0) => ({ id, origin, lostLeases: 0, attempts });
 
 describe('Reservations', () => {
-  it('holds a delivery until its result ends it, and fences off an older token', () => {
+  it('holds its own reservations whatever the time: only a result or a release ends them', () => {
     const reservations = new Reservations();
-    const first = reservations.take(row('e1'), 1000, 100);
-    expect(reservations.running(1050)).toEqual(['e1']);
-    expect(reservations.end('e1', first.token + 1)).toBe(false);
-    expect(reservations.end('e1', first.token)).toBe(true);
-    expect(reservations.running(1050)).toEqual([]);
-    expect(reservations.holds('e1', first.token)).toBe(false);
+    const a = reservations.take(row('a'));
+    // However far a clock moves, nothing of this process lapses.
+    expect(reservations.tick(Number.MAX_SAFE_INTEGER, 1000)).toBe(false);
+    expect(reservations.isHeld('a')).toBe(true);
+    expect(reservations.end('a', a.token + 1)).toBe(false);
+    expect(reservations.end('a', a.token)).toBe(true);
+    expect(reservations.isHeld('a')).toBe(false);
   });
 
-  it('lets a reservation lapse at its lease end and counts the lost lease when it is taken again', () => {
+  it('holds the previous owner attempts in flight for one lease from the first tick, on the clock it is given', () => {
     const reservations = new Reservations();
-    const first = reservations.take({ ...row('e1'), lostLeases: 2 }, 1000, 100);
-    expect(first.lostLeases).toBe(2);
-    expect(reservations.running(1099)).toEqual(['e1']);
-    expect(reservations.running(1100)).toEqual([]);
-    // A lapsed reservation still records its late result, until someone takes the delivery again.
-    expect(reservations.holds('e1', first.token)).toBe(true);
-    const second = reservations.take({ ...row('e1'), lostLeases: 2 }, 1100, 100);
-    expect(second.lostLeases).toBe(3);
-    expect(reservations.end('e1', first.token)).toBe(false);
-    expect(reservations.end('e1', second.token)).toBe(true);
+    reservations.inherit([{ id: 'x', origin: 'https://b.example', attempts: 2 }]);
+    expect(reservations.isHeld('x')).toBe(true);
+    expect(reservations.tick(10_000, 500)).toBe(false);
+    expect(reservations.nextHoldEnd([])).toBe(10_500);
+    expect(reservations.nextHoldEnd(['https://b.example'])).toBeUndefined();
+    expect(reservations.tick(10_499, 500)).toBe(false);
+    expect(reservations.tick(10_500, 500)).toBe(true);
+    expect(reservations.isHeld('x')).toBe(false);
   });
 
-  it('tells when the earliest reservation of a usable origin lapses, lapsed or not', () => {
+  it('lists reservations and inherited holds for the successor, and counts only its own as running', () => {
     const reservations = new Reservations();
-    const a1 = reservations.take(row('a1'), 1000, 500);
-    reservations.take(row('b1', 'https://b.example'), 1000, 300);
-    expect(reservations.nextLapse([])).toBe(1300);
-    expect(reservations.nextLapse(['https://b.example'])).toBe(1500);
-    expect(reservations.leaseEnd('b1')).toBe(1300);
-    expect(reservations.ids()).toEqual(['a1', 'b1']);
-    reservations.end('a1', a1.token);
-    expect(reservations.nextLapse(['https://b.example'])).toBeUndefined();
-    expect(reservations.leaseEnd('a1')).toBeUndefined();
+    reservations.inherit([{ id: 'x', origin: 'o', attempts: 2 }]);
+    reservations.take(row('a', 'o', 1));
+    expect(reservations.snapshot()).toEqual([
+      ['a', 1],
+      ['x', 2],
+    ]);
+    expect(reservations.running).toBe(1);
+    expect(reservations.inheritedCount).toBe(1);
+    // Taking an inherited delivery turns its hold into this process's reservation.
+    reservations.take(row('x', 'o', 2));
+    expect(reservations.inheritedCount).toBe(0);
+    expect(reservations.running).toBe(2);
   });
 
-  it('changes its version and snapshot with every take and end', () => {
+  it('bumps its version at every change, so the in-flight record is written only when it changed', () => {
     const reservations = new Reservations();
     const start = reservations.version;
-    const taken = reservations.take({ ...row('e1'), attempts: 2 }, 0, 10);
-    expect(reservations.snapshot()).toEqual([['e1', 2]]);
+    const a = reservations.take(row('a'));
     expect(reservations.version).toBe(start + 1);
-    reservations.end('e1', taken.token);
+    reservations.end('a', a.token);
     expect(reservations.version).toBe(start + 2);
-    expect(reservations.snapshot()).toEqual([]);
+    reservations.tick(0, 10);
+    expect(reservations.version).toBe(start + 2);
   });
 });

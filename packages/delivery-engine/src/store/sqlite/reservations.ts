@@ -4,50 +4,87 @@ export interface Reservation {
   readonly origin: string;
   /** Fencing token: a result is recorded only while it is still the reservation's token. */
   readonly token: number;
-  /** When the reservation lapses without a result (the in-memory form of a lease). */
-  readonly until: number;
-  /** Reservations of this delivery that lapsed without a result, in a row. */
+  /** Sends of this delivery that ended without a recorded result before this one. */
   readonly lostLeases: number;
-  /** Attempts the store had recorded when the delivery was taken (tells a result from none after a crash). */
+  /** Attempts the store had recorded when the delivery was taken: a result is recorded only if none came since. */
   readonly attempts: number;
 }
 
+/** A delivery the previous owner had in flight when this process took the file over. */
+interface Inherited {
+  readonly origin: string;
+  readonly attempts: number;
+  /** Monotonic time (engine units) the hold ends; set at the first claim after the takeover. */
+  until: number | undefined;
+}
+
 /**
- * The owner mode's claims: with one process owning the file, taking a delivery for an attempt is
- * a note in memory rather than a write. A reservation ends when the attempt's result is
- * committed or the claim is released; one that outlives its lease (its result could not be
- * written) lapses, and the delivery can be taken again, counting a lost lease, exactly as a
- * durable lease would. At most the engine's concurrency plus the results being written are
- * held at once.
+ * The owner's claims. With one process owning the file, taking a delivery for an attempt is a note
+ * in memory, written to the file (as the list of attempts in flight) before the attempt is sent.
+ *
+ * A reservation of this process never lapses on a timer: it ends when its result is committed or
+ * the claim is released, and a result the store cannot write yet is held, not dropped, so no clock
+ * (stepped, paused or resumed) can make this process send a delivery it is still sending. What can
+ * lapse is an inherited hold: the deliveries the previous owner had in flight are left alone for
+ * one lease, measured on a monotonic clock, so an owner that is still alive (fenced off, finishing
+ * its attempts) is not raced; after that they are due again, with one more unrecorded send.
  */
 export class Reservations {
   readonly #byId = new Map<string, Reservation>();
+  readonly #inherited = new Map<string, Inherited>();
   #lastToken = 0;
   /** Bumped at every change, so the record of attempts in flight is written only when it changed. */
   #version = 0;
 
-  take(
-    row: { readonly id: string; readonly origin: string; readonly lostLeases: number; readonly attempts: number },
-    now: number,
-    leaseMs: number,
-  ): Reservation {
-    const lapsed = this.#byId.get(row.id);
+  /** Holds the predecessor's attempts in flight (ids with their origins) until one lease after the first claim. */
+  inherit(rows: readonly { readonly id: string; readonly origin: string; readonly attempts: number }[]): void {
+    for (const row of rows)
+      this.#inherited.set(row.id, { origin: row.origin, attempts: row.attempts, until: undefined });
+    if (rows.length > 0) this.#version++;
+  }
+
+  take(row: {
+    readonly id: string;
+    readonly origin: string;
+    readonly lostLeases: number;
+    readonly attempts: number;
+  }): Reservation {
     const reservation: Reservation = {
       id: row.id,
       origin: row.origin,
       token: ++this.#lastToken,
-      until: now + leaseMs,
-      lostLeases: lapsed === undefined ? row.lostLeases : lapsed.lostLeases + 1,
+      lostLeases: row.lostLeases,
       attempts: row.attempts,
     };
+    this.#inherited.delete(row.id);
     this.#byId.set(row.id, reservation);
     this.#version++;
     return reservation;
   }
 
-  /** Whether `token` is still the reservation of `id` (lapsed or not). */
+  /**
+   * Starts the inherited holds' clocks (once) and lets go of those that ended by `elapsed`;
+   * `true` when one ended (its delivery is due again, possibly behind a read cursor).
+   */
+  tick(elapsed: number, leaseMs: number): boolean {
+    let ended = false;
+    for (const [id, hold] of this.#inherited) {
+      hold.until ??= elapsed + leaseMs;
+      if (hold.until > elapsed) continue;
+      this.#inherited.delete(id);
+      this.#version++;
+      ended = true;
+    }
+    return ended;
+  }
+
+  /** Whether `token` is still the reservation of `id`. */
   holds(id: string, token: number): boolean {
     return this.#byId.get(id)?.token === token;
+  }
+
+  get(id: string): Reservation | undefined {
+    return this.#byId.get(id);
   }
 
   /** Ends the reservation of `id` if `token` is still its own. */
@@ -58,58 +95,43 @@ export class Reservations {
     return true;
   }
 
-  /** Ids whose reservation runs at `now`: not to be taken again. */
-  running(now: number): string[] {
-    const ids: string[] = [];
-    for (const reservation of this.#byId.values()) if (reservation.until > now) ids.push(reservation.id);
-    return ids;
+  /** Whether `id` may not be taken now (reserved here, or still held for the previous owner). */
+  isHeld(id: string): boolean {
+    return this.#byId.has(id) || this.#inherited.has(id);
   }
 
-  /** Whether `id` is reserved at `now` (taken and not lapsed). */
-  isRunning(id: string, now: number): boolean {
-    const reservation = this.#byId.get(id);
-    return reservation !== undefined && reservation.until > now;
-  }
-
-  /** Whether some reservation has lapsed by `now` (its delivery may be taken again). */
-  hasLapsed(now: number): boolean {
-    for (const reservation of this.#byId.values()) if (reservation.until <= now) return true;
-    return false;
-  }
-
-  /** When each reservation that lapsed by `now` lapsed. */
-  lapsed(now: number): number[] {
-    const times: number[] = [];
-    for (const reservation of this.#byId.values()) if (reservation.until <= now) times.push(reservation.until);
-    return times;
-  }
-
-  /** Every reserved id, lapsed or not. */
+  /** Every id not to be taken now. */
   ids(): string[] {
-    return [...this.#byId.keys()];
+    return [...this.#byId.keys(), ...this.#inherited.keys()];
   }
 
-  /** When the reservation of `id` ends (or ended) without a result. */
-  leaseEnd(id: string): number | undefined {
-    return this.#byId.get(id)?.until;
+  /** Attempts in flight here (the inherited holds are not this process's attempts). */
+  get running(): number {
+    return this.#byId.size;
   }
 
-  /**
-   * When the earliest reservation outside `excludeOrigins` lapses (or lapsed: a time in the past
-   * means its delivery may be taken again now).
-   */
-  nextLapse(excludeOrigins: readonly string[]): number | undefined {
+  /** Monotonic time (engine units) the earliest inherited hold outside `excludeOrigins` ends, if any. */
+  nextHoldEnd(excludeOrigins: readonly string[]): number | undefined {
     let earliest: number | undefined;
-    for (const reservation of this.#byId.values()) {
-      if (excludeOrigins.includes(reservation.origin)) continue;
-      if (earliest === undefined || reservation.until < earliest) earliest = reservation.until;
+    for (const hold of this.#inherited.values()) {
+      if (hold.until === undefined || excludeOrigins.includes(hold.origin)) continue;
+      if (earliest === undefined || hold.until < earliest) earliest = hold.until;
     }
     return earliest;
   }
 
-  /** `[id, attempts]` of every reservation, as the owner records them for its successor. */
+  get inheritedCount(): number {
+    return this.#inherited.size;
+  }
+
+  /**
+   * `[id, attempts]` of every reservation and inherited hold, as the owner records them for its
+   * successor: a predecessor that is still alive may still be sending the inherited ones.
+   */
   snapshot(): [string, number][] {
-    return [...this.#byId.values()].map((reservation) => [reservation.id, reservation.attempts]);
+    const pairs: [string, number][] = [...this.#byId.values()].map((r) => [r.id, r.attempts]);
+    for (const [id, hold] of this.#inherited) pairs.push([id, hold.attempts]);
+    return pairs;
   }
 
   get version(): number {
