@@ -10,18 +10,23 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { clockStep } from './scenarios/clock-step.js';
 import { diskFull } from './scenarios/disk-full.js';
 import { fuzz } from './scenarios/fuzz.js';
 import { listenerKills } from './scenarios/listener-kills.js';
+import { lockTamper } from './scenarios/lock-tamper.js';
 import { networkFaults } from './scenarios/network-faults.js';
 import { ownerLock } from './scenarios/owner-lock.js';
 import { pgNulByte } from './scenarios/pg-nul-byte.js';
 import { pgRollingDeploy } from './scenarios/pg-rolling-deploy.js';
 import { postgresWorkers } from './scenarios/postgres-workers.js';
 import { receiverStorms } from './scenarios/receiver-storms.js';
+import { sigstop } from './scenarios/sigstop.js';
 import { soak } from './scenarios/soak.js';
 import { sqliteKills } from './scenarios/sqlite-kills.js';
+import { sqliteReader } from './scenarios/sqlite-reader.js';
 import { storePartition } from './scenarios/store-partition.js';
+import { twoCopies } from './scenarios/two-copies.js';
 import type { Mode, Outcome, Scenario } from './support/scenario.js';
 import { seededRandom } from './support/seeded-random.js';
 
@@ -29,6 +34,11 @@ const SCENARIOS: readonly Scenario[] = [
   sqliteKills,
   ownerLock,
   diskFull,
+  clockStep,
+  lockTamper,
+  twoCopies,
+  sigstop,
+  sqliteReader,
   postgresWorkers,
   pgNulByte,
   pgRollingDeploy,

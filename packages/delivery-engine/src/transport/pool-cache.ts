@@ -39,10 +39,11 @@ export class PoolCache {
     }
     const pool = new Pool(origin, {
       connect: { ...this.#settings.connect, lookup: pinnedLookup(address), timeout: this.#settings.timeoutMs },
-      // The attempt's own deadline aborts first; these only stop undici's 300 s defaults from
-      // outliving an unusually long deadline.
-      headersTimeout: this.#settings.timeoutMs,
-      bodyTimeout: this.#settings.timeoutMs,
+      // Off: the attempt's own deadline (armed by every send) is the one clock of an exchange.
+      // undici's timers fire in the timers phase too, so after a pause of the whole process they
+      // destroyed an answer that had arrived meanwhile before it could be read.
+      headersTimeout: 0,
+      bodyTimeout: 0,
     });
     this.#pools.set(key, pool);
     if (this.#pools.size > MAX_POOLS) {

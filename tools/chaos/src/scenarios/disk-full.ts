@@ -13,9 +13,11 @@ import {
 import { join } from 'node:path';
 import { auditDeliveries } from '../support/audit.js';
 import { CHAOS_KEY, startChaosReceiver } from '../support/chaos-receiver.js';
+import { spawnPatchedScript } from '../support/patched-script.js';
 import { pause } from '../support/pause.js';
 import { readSqliteRecords } from '../support/read-sqlite-records.js';
 import { Invariants, type RunContext, type Scenario } from '../support/scenario.js';
+import { accountSends, countPerId } from '../support/send-accounting.js';
 import { spawnScript } from '../support/spawn-script.js';
 
 const FACTOR = 1000;
@@ -58,10 +60,19 @@ function fillDisk(path: string, leave: number): void {
   }
 }
 
+const DROP_HELD = [
+  {
+    file: 'store/sqlite/commit-queue.ts',
+    search:
+      '    for (const item of batch) if (!item.hold) item.reject(error);\n    this.#queue = batch.filter((item) => item.hold);',
+    replace: '    for (const item of batch) item.reject(error);\n    this.#queue = [];',
+  },
+];
+
 export const diskFull: Scenario = {
   name: 'disk-full',
   title: 'Embedded engine, SQLite, on a disk that fills up under load and is freed again',
-  breaks: ['ack-early'],
+  breaks: ['ack-early', 'drop-held'],
   async run(context: RunContext) {
     const invariants = new Invariants();
     const disk = join(context.dir, 'disk');
@@ -91,18 +102,25 @@ export const diskFull: Scenario = {
         failUrl: `${receiver.origin}/fail`,
         breakWith: context.breakWith,
       };
-      const worker = spawnScript(
-        'engine-worker',
-        { ...base, maxLifeMs: 9000, enqueue: { prefix: 'disk', intervalMs: 3, failEvery: 1_000_000_000 } },
-        (line) => {
-          const [word, id = '', code = '', leak = ''] = line.split(' ');
-          if (word === 'ack') acked.add(id);
-          if (word === 'refused') {
-            refusals.set(code, (refusals.get(code) ?? 0) + 1);
-            if (leak !== 'clean') leaks++;
-          }
-        },
-      );
+      const fullMs = context.mode === 'full' ? 12_000 : 3000;
+      const onLine = (line: string) => {
+        const [word, id = '', code = '', leak = ''] = line.split(' ');
+        if (word === 'ack') acked.add(id);
+        if (word === 'refused') {
+          refusals.set(code, (refusals.get(code) ?? 0) + 1);
+          if (leak !== 'clean') leaks++;
+        }
+      };
+      const ownerConfig = {
+        ...base,
+        maxLifeMs: 6000 + fullMs,
+        enqueue: { prefix: 'disk', intervalMs: 3, failEvery: 1_000_000_000 },
+      };
+      const worker =
+        context.breakWith === 'drop-held'
+          ? // The old behaviour: results the store cannot write fail and are thrown away.
+            await spawnPatchedScript('engine-worker', ownerConfig, DROP_HELD, onLine)
+          : spawnScript('engine-worker', ownerConfig, onLine);
       await worker.waitFor('started');
       await pause(1500);
       // Fill the disk to the last 16 KiB: the next writes of the WAL fail with SQLITE_FULL.
@@ -114,7 +132,7 @@ export const diskFull: Scenario = {
       fillDisk(filler, 16 * 1024);
       const fullFrom = Date.now();
       const ackedBefore = acked.size;
-      await pause(3000);
+      await pause(fullMs);
       const ackedWhileFull = acked.size - ackedBefore;
       rmSync(filler);
       const fullTo = Date.now();
@@ -146,13 +164,20 @@ export const diskFull: Scenario = {
           acked,
           receipts: receiver.receipts,
           handlerRuns: receiver.handlerRuns,
-          // An attempt whose result could not be written while the disk was full is sent again.
-          killWindows: [{ from: fullFrom - 1000, to: fullTo + 1000 }],
+          // No window: a result the full disk could not take is held and recorded later, so every
+          // send must be in the attempt log.
+          killWindows: [],
           timeScale: FACTOR,
           alwaysFailing: () => false,
         },
         invariants,
       );
+      const sends = accountSends(records, countPerId(receiver.receipts));
+      invariants.check(sends.sentMoreThanOnce.length === 0, 'sent more than once', () =>
+        sends.sentMoreThanOnce.slice(0, 3).join(', '),
+      );
+      const workerLost = records.filter((r) => r.attemptLog.some((a) => a.outcome === 'worker_lost')).length;
+      invariants.check(workerLost === 0, 'a store failure was counted as a lost worker', () => `${workerLost}`);
       const refused = [...refusals.values()].reduce((a, b) => a + b, 0);
       invariants.check(refused > 0, 'the disk never filled (nothing was refused): the scenario tested nothing');
       invariants.check(
@@ -163,7 +188,8 @@ export const diskFull: Scenario = {
       invariants.check(leaks === 0, 'an enqueue error named the Auth Key', () => `${leaks}`);
       return {
         figures: [
-          ['disk', `${DISK_MIB} MiB tmpfs, filled to its last 16 KiB for 3 s, then freed`],
+          ['disk', `${DISK_MIB} MiB tmpfs, filled to its last 16 KiB for ${fullMs / 1000} s, then freed`],
+          ['spell of the full disk (s)', Math.round((fullTo - fullFrom) / 100) / 10],
           [
             'free at the restart / after the drain (KiB)',
             `${Math.round(freeAtRestart / 1024)} / ${Math.round(free() / 1024)}`,
@@ -176,7 +202,9 @@ export const diskFull: Scenario = {
           ['enqueues refused, by error code', [...refusals].map(([c, n]) => `${c}: ${n}`).join(', ') || 'none'],
           ['lost', [...acked].filter((id) => !records.some((r) => r.id === id)).length],
           ['delivered / failed', `${audit.delivered} / ${audit.failed}`],
-          ['duplicate sends (attempt not recorded on the full disk)', audit.unrecorded.length],
+          ['sent more than once', sends.sentMoreThanOnce.length],
+          ['  of those, explained by the attempt log', sends.explained],
+          ['events with a worker_lost attempt', workerLost],
           ['handler runs', [...receiver.handlerRuns.values()].reduce((a, b) => a + b, 0)],
           ['  failed although the handler ran (its 200 never reached the engine)', audit.failedAfterRun],
         ],

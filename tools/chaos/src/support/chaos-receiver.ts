@@ -39,6 +39,8 @@ export interface ChaosReceiverOptions {
   readonly hosts?: readonly string[];
   /** The receiver's idempotency store (default: a memory store large enough for the whole run). */
   readonly idempotencyStore?: IdempotencyStore;
+  /** Hold each healthy answer this long (ms), so attempts are in flight when a fault strikes. */
+  readonly delayMs?: number;
 }
 
 export interface ChaosReceiver {
@@ -126,7 +128,8 @@ export async function startChaosReceiver(options: ChaosReceiverOptions): Promise
       req.once('end', () => res.writeHead(status).end(`answer ${status}`));
       return;
     }
-    real(req, res);
+    if (options.delayMs === undefined) real(req, res);
+    else setTimeout(() => real(req, res), options.delayMs);
   };
   const servers: Server[] = [];
   const listen = async (host: string, port: number) => {

@@ -9,6 +9,7 @@ import { sampleStatusWebhook } from '@kyc/contracts';
 import { createDeliveryEngine, type DeliveryStore, scaledClock, sqliteDeliveryStore } from '@kyc/delivery-engine';
 import { postgresDeliveryStore } from '@kyc/delivery-engine/postgres';
 import pg from 'pg';
+import { lagMonitor, steppableClock, tamperOnSignal, tryForeignCopy } from './host-faults.js';
 
 interface WorkerConfig {
   readonly store: 'sqlite' | 'postgres';
@@ -33,6 +34,16 @@ interface WorkerConfig {
   /** Exit 0 once nothing is pending (the drain after the last kill). */
   readonly drain?: boolean;
   readonly maxLifeMs: number;
+  /** Steps of the engine's wall clock (ms), one per SIGUSR2. */
+  readonly clockSteps?: readonly number[];
+  /** On SIGUSR1, read the lock file or copy the data folder from inside this process. */
+  readonly tamper?: 'read' | 'copy';
+  /** Print the event-loop lag before exiting. */
+  readonly reportLag?: boolean;
+  /** A bundled second copy of the engine package that tries to own the same file once started. */
+  readonly foreignCopy?: string;
+  /** Exit 0 once this many events were enqueued and nothing is pending. */
+  readonly enqueueCount?: number;
 }
 
 const config = JSON.parse(process.env.KYC_CHAOS ?? '{}') as WorkerConfig;
@@ -46,11 +57,14 @@ pool?.on('error', () => undefined);
 const store: DeliveryStore<unknown> =
   pool === undefined ? sqliteDeliveryStore({ path: config.path ?? '' }) : postgresDeliveryStore({ pool });
 const factor = config.timeScale.factor;
+const reportLag = config.reportLag ? lagMonitor(say) : undefined;
+if (config.tamper !== undefined) tamperOnSignal(config.path ?? '', config.tamper, say);
+const baseClock = scaledClock(factor, { anchor: config.timeScale.anchor });
 const engine = createDeliveryEngine({
   store,
   allowPrivateNetworks: ['127.0.0.0/8'],
   tls: { ca: config.ca },
-  clock: scaledClock(factor, { anchor: config.timeScale.anchor }),
+  clock: config.clockSteps === undefined ? baseClock : steppableClock(baseClock, config.clockSteps, say),
   ...(config.resolveTo !== undefined && {
     resolver: { resolve: async () => [{ address: config.resolveTo ?? '', family: 4 as const }] },
   }),
@@ -61,7 +75,10 @@ const engine = createDeliveryEngine({
   maxWorkerLosses: config.maxWorkerLosses,
   // In engine time: a scaled clock polls as often in wall time as an unscaled one.
   pollIntervalMs: 100 * factor,
-  logger: { error: (message) => process.stderr.write(`engine: ${message}\n`) },
+  logger: {
+    error: (message) => process.stderr.write(`engine: ${message}\n`),
+    warn: (message) => process.stderr.write(`engine warn: ${message}\n`),
+  },
 });
 try {
   await engine.start();
@@ -71,11 +88,13 @@ try {
   process.exit(3);
 }
 say('started');
+const foreign =
+  config.foreignCopy === undefined ? undefined : await tryForeignCopy(config.foreignCopy, config.path ?? '', say);
 
 const load = config.enqueue;
 let sent = 0;
 const enqueueOne = async () => {
-  if (load === undefined) return;
+  if (load === undefined || (config.enqueueCount !== undefined && sent >= config.enqueueCount)) return;
   const n = sent++;
   const id = `${load.prefix}-${n}`;
   const url = n % load.failEvery === load.failEvery - 1 ? config.failUrl : config.url;
@@ -102,11 +121,14 @@ const timer = load === undefined ? undefined : setInterval(() => void enqueueOne
 const giveUpAt = Date.now() + config.maxLifeMs;
 while (Date.now() < giveUpAt) {
   await new Promise((resolve) => setTimeout(resolve, 50));
-  if (!config.drain) continue;
+  const drains = config.drain || (config.enqueueCount !== undefined && sent >= config.enqueueCount);
+  if (!drains) continue;
   if ((await engine.listDeliveries({ state: 'pending', limit: 1 })).length === 0) break;
 }
 clearInterval(timer);
+reportLag?.();
 await engine.stop({ graceMs: 1000 });
 await store.close();
+await foreign?.close();
 await pool?.end();
 process.exit(0);

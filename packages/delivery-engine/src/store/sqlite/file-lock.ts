@@ -16,6 +16,11 @@ export interface FileLock {
    * here, inside its next commit.
    */
   intact(): boolean;
+  /**
+   * Locks the file now at the lock path in place of the one this handle held (deleted or
+   * replaced); `false` when another engine holds it already (then this handle holds nothing).
+   */
+  relock(): boolean;
   release(): void;
 }
 
@@ -51,6 +56,8 @@ export function fileLock(options: FileLockOptions): FileLock {
   const lockPath = `${realPath}-lock`;
   let connection: Database.Database | undefined;
   let lockedFile: Stats | undefined;
+  /** This handle holds the process-wide registration of the file (from acquire to release). */
+  let registered = false;
 
   const refused = (inThisProcess: boolean): DeliveryEngineError => {
     const owner = describeOwner(options.file);
@@ -62,24 +69,40 @@ export function fileLock(options: FileLockOptions): FileLock {
     );
   };
 
+  /** Opens the lock file (creating it) and locks it: the connection, or busy, or an error. */
+  const lockFile = (): Database.Database | 'busy' => {
+    let opened: Database.Database | undefined;
+    try {
+      createLockFile(lockPath);
+      opened = new Database(lockPath, { timeout: 0 });
+      opened.exec('BEGIN EXCLUSIVE');
+      lockedFile = statSync(lockPath);
+      return opened;
+    } catch (error) {
+      opened?.close();
+      if (isBusy(error)) return 'busy';
+      throw new DeliveryEngineError('store_error', `sqliteDeliveryStore: cannot lock ${lockPath}`, { cause: error });
+    }
+  };
+
   const lock: FileLock = {
     get held() {
       return connection !== undefined;
     },
     acquire() {
       if (connection !== undefined) return;
-      if (!registerOwner(realPath)) throw refused(true);
-      let opened: Database.Database | undefined;
+      if (!registered && !registerOwner(realPath)) throw refused(true);
+      registered = true;
+      let opened: Database.Database | 'busy';
       try {
-        createLockFile(lockPath);
-        opened = new Database(lockPath, { timeout: 0 });
-        opened.exec('BEGIN EXCLUSIVE');
-        lockedFile = statSync(lockPath);
+        opened = lockFile();
       } catch (error) {
-        opened?.close();
-        unregisterOwner(realPath);
-        if (isBusy(error)) throw refused(false);
-        throw new DeliveryEngineError('store_error', `sqliteDeliveryStore: cannot lock ${lockPath}`, { cause: error });
+        lock.release();
+        throw error;
+      }
+      if (opened === 'busy') {
+        lock.release();
+        throw refused(false);
       }
       connection = opened;
       try {
@@ -92,12 +115,20 @@ export function fileLock(options: FileLockOptions): FileLock {
     intact() {
       return connection !== undefined && sameFile(lockedFile, statSync(lockPath, { throwIfNoEntry: false }));
     },
+    relock() {
+      if (connection?.open) connection.close();
+      connection = undefined;
+      const opened = lockFile();
+      if (opened === 'busy') return false;
+      connection = opened;
+      return true;
+    },
     release() {
       const held = connection;
       connection = undefined;
-      if (held === undefined) return;
-      if (held.open) held.close();
-      unregisterOwner(realPath);
+      if (registered) unregisterOwner(realPath);
+      registered = false;
+      if (held?.open) held.close();
     },
   };
   return lock;
@@ -116,6 +147,7 @@ function memoryLock(options: FileLockOptions): FileLock {
       options.onAcquired?.();
     },
     intact: () => held,
+    relock: () => held,
     release() {
       held = false;
     },

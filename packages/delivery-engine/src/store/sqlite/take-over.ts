@@ -78,8 +78,10 @@ export function ownership(file: SqliteFile, inherit: (attempts: InheritedAttempt
       if (current !== epoch) {
         throw fenced(`another engine took the file over (owner generation ${current}, this engine's ${epoch})`);
       }
-      if (!lock.intact()) {
-        throw fenced(`its lock file ${file.path}-lock was deleted or replaced while this engine owned the file`);
+      // A lock file deleted or replaced under this owner: lock the one now at the path, unless
+      // another engine got there first (its takeover then waits for this commit and fences us).
+      if (!lock.intact() && !lock.relock()) {
+        throw fenced(`its lock file ${file.path}-lock was replaced, and another engine holds the new one`);
       }
     },
     async release() {
