@@ -15,6 +15,7 @@ import { fuzz } from './scenarios/fuzz.js';
 import { listenerKills } from './scenarios/listener-kills.js';
 import { networkFaults } from './scenarios/network-faults.js';
 import { ownerLock } from './scenarios/owner-lock.js';
+import { pgClockStep } from './scenarios/pg-clock-step.js';
 import { pgNulByte } from './scenarios/pg-nul-byte.js';
 import { pgRollingDeploy } from './scenarios/pg-rolling-deploy.js';
 import { postgresWorkers } from './scenarios/postgres-workers.js';
@@ -32,6 +33,7 @@ const SCENARIOS: readonly Scenario[] = [
   postgresWorkers,
   pgNulByte,
   pgRollingDeploy,
+  pgClockStep,
   networkFaults,
   receiverStorms,
   storePartition,
