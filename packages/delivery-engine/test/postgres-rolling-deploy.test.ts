@@ -105,13 +105,16 @@ describe.skipIf(!available)('postgres rolling deploy: a worker of the release be
         await pool.query(`INSERT INTO ${t.migrations} VALUES ($1, 'before', 0)`, [migration.version]);
       }
       const store = postgresDeliveryStore({ pool, schema });
-      await store.insert(delivery('taken'));
-      const { rows } = await oldClaim(pool, t, T0);
+      // That release's lease ran on the wall clock, which is the database's here: 400 ms.
+      const now = Date.now();
+      await store.insert(delivery('taken', { createdAt: now }));
+      const { rows } = await pool.query(previousReleaseClaim(t), [now, now + 400, 8, [], 8, [], []]);
       expect(rows.map((row) => row.id)).toEqual(['taken']);
 
       await store.migrate();
-      expect(await store.claim({ now: T0 + 45_000 - 1, limit: 1, leaseMs: 45_000, excludeOrigins: [] })).toEqual([]);
-      const [again] = await store.claim({ now: T0 + 45_000, limit: 1, leaseMs: 45_000, excludeOrigins: [] });
+      expect(await store.claim({ now: now + 3_600_000, limit: 1, leaseMs: 45_000, excludeOrigins: [] })).toEqual([]);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const [again] = await store.claim({ now: Date.now(), limit: 1, leaseMs: 45_000, excludeOrigins: [] });
       expect(again).toMatchObject({ id: 'taken', lostLeases: 1 });
     } finally {
       await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);

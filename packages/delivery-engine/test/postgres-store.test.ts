@@ -21,6 +21,10 @@ describe.skipIf(!available)('postgres', () => {
     return {
       store,
       openAnother: async () => postgresDeliveryStore({ pool: newPool(), schema }),
+      // Leases run on the database's clock: a test ends them instead of waiting.
+      endLeases: async () => {
+        await pool.query(`UPDATE ${schema}.deliveries SET lease_until = 0 WHERE leased = 1`);
+      },
       cleanup: async () => {
         await pool.query(`DROP SCHEMA ${schema} CASCADE`);
       },

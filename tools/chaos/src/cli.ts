@@ -17,6 +17,7 @@ import { listenerKills } from './scenarios/listener-kills.js';
 import { lockTamper } from './scenarios/lock-tamper.js';
 import { networkFaults } from './scenarios/network-faults.js';
 import { ownerLock } from './scenarios/owner-lock.js';
+import { pgClockStep } from './scenarios/pg-clock-step.js';
 import { pgNulByte } from './scenarios/pg-nul-byte.js';
 import { pgRollingDeploy } from './scenarios/pg-rolling-deploy.js';
 import { postgresWorkers } from './scenarios/postgres-workers.js';
@@ -42,6 +43,7 @@ const SCENARIOS: readonly Scenario[] = [
   postgresWorkers,
   pgNulByte,
   pgRollingDeploy,
+  pgClockStep,
   networkFaults,
   receiverStorms,
   storePartition,

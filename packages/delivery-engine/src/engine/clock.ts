@@ -12,6 +12,12 @@ export interface Clock {
    * holds the engine keeps in memory. A clock without it has those timed on `now()`.
    */
   elapsed?(): number;
+  /**
+   * How many real milliseconds `clockMs` of this clock's time last, for leases a store times on a
+   * clock of its own (Postgres: the database's). A clock without it (a manual one) runs at the
+   * wall's pace as far as such a store can tell.
+   */
+  realMs?(clockMs: number): number;
 }
 
 /**
@@ -40,4 +46,5 @@ export const systemClock: Clock = Object.freeze({
   now: () => Date.now(),
   sleep: wallSleep,
   elapsed: () => performance.now(),
+  realMs: (clockMs: number) => clockMs,
 });

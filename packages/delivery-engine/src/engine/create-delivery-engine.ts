@@ -93,6 +93,7 @@ export function createDeliveryEngine<Transaction = never>(
       elapsed: clock.elapsed?.() ?? clock.now(),
       limit: free,
       leaseMs: resolved.leaseMs,
+      leaseRealMs: clock.realMs?.(resolved.leaseMs) ?? resolved.leaseMs,
       excludeOrigins: limiter.saturated(),
       maxPerOrigin: resolved.perEndpointConcurrency,
       busyOrigins: limiter.busy(),

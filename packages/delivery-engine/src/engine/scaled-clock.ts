@@ -49,5 +49,6 @@ export function scaledClock(scale: number, options: ScaledClockOptions = {}): Sc
     toWall: (clockMs: number) => anchor + (clockMs - anchor) / scale,
     sleep: (ms: number, signal: AbortSignal) => wallSleep(ms / scale, signal),
     elapsed: () => performance.now() * scale,
+    realMs: (clockMs: number) => clockMs / scale,
   });
 }

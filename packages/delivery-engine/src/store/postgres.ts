@@ -131,7 +131,8 @@ export function postgresDeliveryStore(options: PostgresDeliveryStoreOptions): De
     async claim(r) {
       const result = await run('claim', sql.claim, [
         r.now,
-        r.now + r.leaseMs,
+        // The lease's length in real time: it runs on the database's clock.
+        r.leaseRealMs ?? r.leaseMs,
         r.limit,
         r.excludeOrigins,
         r.maxPerOrigin ?? r.limit,

@@ -153,6 +153,11 @@ export interface ClaimRequest {
   readonly elapsed?: number;
   readonly limit: number;
   readonly leaseMs: number;
+  /**
+   * `leaseMs` in real milliseconds (the engine clock may run faster than the wall's, as a scaled
+   * clock does): a store that times leases on a clock of its own uses this. Default `leaseMs`.
+   */
+  readonly leaseRealMs?: number;
   /** Origins already at their concurrency limit in this process: not claimed now. */
   readonly excludeOrigins: readonly string[];
   /**

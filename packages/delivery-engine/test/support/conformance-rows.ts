@@ -11,6 +11,11 @@ export interface ConformanceFixture {
    * attempts in flight for one lease instead.
    */
   readonly oneWriter?: boolean;
+  /**
+   * Ends every lease now, for a store whose leases run on a clock of its own (Postgres: the
+   * database's `now()`), which the `now` a test passes does not move.
+   */
+  endLeases?(): Promise<void>;
   cleanup(): Promise<void>;
 }
 

@@ -14,14 +14,23 @@ const statement = (text: string): Statement => ({
 });
 
 /**
- * When a leased delivery's lease ends. A claim writes only `lease_until` and leaves
- * `next_attempt_at` (indexed) alone. The one other form, a lease in `next_attempt_at` written by
- * workers before schema version 3, is gone: version 4 refuses their claims and moved their last
- * leases here (postgres/refuse-old-claims.ts).
+ * When a leased delivery's lease ends, in the database's time. A claim writes only `lease_until`
+ * and leaves `next_attempt_at` (indexed) alone. The one other form, a lease in `next_attempt_at`
+ * written by workers before schema version 3, is gone: version 4 refuses their claims and moved
+ * their last leases here (postgres/refuse-old-claims.ts).
  */
 const LEASE_END = 'lease_until';
-/** A pending delivery nobody holds at `now`: due, and unleased or its lease over. */
-const CLAIMABLE = (now: string) => `next_attempt_at <= ${now} AND (leased = 0 OR ${LEASE_END} <= ${now})`;
+/**
+ * The database's time, epoch milliseconds. Leases start and end on it, never on a worker's clock:
+ * a worker whose wall clock steps (NTP, a resumed VM) would otherwise take the leases of others
+ * (a step forward) or hand its own out early (a step back). `now()` is the statement's start.
+ */
+const DB_NOW = '(extract(epoch FROM now()) * 1000)::bigint';
+/**
+ * A pending delivery nobody holds: due on the engine's clock at `now` (the retry schedule stays
+ * on the injectable clock), and unleased or its lease over on the database's.
+ */
+const CLAIMABLE = (now: string) => `next_attempt_at <= ${now} AND (leased = 0 OR ${LEASE_END} <= ${DB_NOW})`;
 
 /** Every SQL text of one Postgres store (one schema and table prefix). */
 export function postgresStatements(t: TableNames, channel: string) {
@@ -58,7 +67,8 @@ export function postgresStatements(t: TableNames, channel: string) {
                    WHERE r.n <= $5 - coalesce(b.n, 0)
                    ORDER BY r.next_attempt_at LIMIT $3)
        UPDATE ${t.deliveries} d
-          SET lost_leases = d.lost_leases + d.leased, leased = 1, lease_token = d.lease_token + 1, lease_until = $2
+          SET lost_leases = d.lost_leases + d.leased, leased = 1, lease_token = d.lease_token + 1,
+              lease_until = ${DB_NOW} + $2
          FROM c WHERE d.id = c.id
        RETURNING ${claimColumns}, d.next_attempt_at AS due_at`,
     ),
@@ -89,24 +99,20 @@ export function postgresStatements(t: TableNames, channel: string) {
        SELECT count(*)::int AS n, ${notify} FROM u`,
     ),
 
-    // The earliest due time of an unleased delivery (walking the due index), and the earliest
-    // lease end among the leased ones, which all sit before it in that index.
+    // The earliest due time of an unleased delivery, walking the due index. Lease ends are the
+    // database's time, which the engine's sleep cannot be measured against: a delivery whose
+    // lease ends (its worker died) is found by the next poll or wake-up.
     nextDueAt: statement(
-      `WITH free AS (SELECT next_attempt_at AS at FROM ${t.deliveries}
-                      WHERE state = 'pending' AND leased = 0 AND NOT (origin = ANY($1::text[]))
-                      ORDER BY next_attempt_at LIMIT 1)
-       SELECT least((SELECT at FROM free),
-                    (SELECT min(${LEASE_END}) FROM ${t.deliveries}
-                      WHERE state = 'pending' AND leased = 1 AND NOT (origin = ANY($1::text[]))
-                        AND next_attempt_at <= coalesce((SELECT at FROM free), 9223372036854775807::bigint))) AS at`,
+      `SELECT next_attempt_at AS at FROM ${t.deliveries}
+        WHERE state = 'pending' AND leased = 0 AND NOT (origin = ANY($1::text[]))
+        ORDER BY next_attempt_at LIMIT 1`,
     ),
 
     queueStats: statement(
       `SELECT count(*) FILTER (WHERE ${CLAIMABLE('$1')}) AS due,
               count(*) FILTER (WHERE leased = 0 AND next_attempt_at > $1) AS waiting_retry,
-              count(*) FILTER (WHERE leased = 1 AND ${LEASE_END} > $1) AS in_flight,
-              min(CASE WHEN leased = 1 THEN ${LEASE_END} ELSE next_attempt_at END)
-                FILTER (WHERE ${CLAIMABLE('$1')}) AS oldest_due_at
+              count(*) FILTER (WHERE leased = 1 AND ${LEASE_END} > ${DB_NOW}) AS in_flight,
+              min(next_attempt_at) FILTER (WHERE ${CLAIMABLE('$1')}) AS oldest_due_at
          FROM ${t.deliveries} WHERE state = 'pending'`,
     ),
 
