@@ -58,6 +58,37 @@ export function dropUnusedDeclarationImports(): Rolldown.Plugin {
 }
 
 /**
+ * Leaves out of the JavaScript source maps the text of the package's own sources, keeping only
+ * the text of code bundled from a dependency. Why (the rule is in CONTRIBUTING.md, "What a
+ * package ships"): the maps name `../src/*.ts`, and those files ship in the tarball (the
+ * `@kyc/source` export condition names them), so embedding them again only doubled every map;
+ * code bundled from node_modules (ky in the client's CommonJS build) ships nowhere else, so its
+ * text stays in the map for a debugger to show.
+ */
+export function embedOnlyBundledDependencies(): Rolldown.Plugin {
+  const strip = (map: { sources: (string | null)[]; sourcesContent?: (string | null)[] }): void => {
+    if (map.sourcesContent === undefined) return;
+    map.sourcesContent = map.sources.map((source, index) =>
+      source?.includes('node_modules/') ? (map.sourcesContent?.[index] ?? null) : null,
+    );
+    if (map.sourcesContent.every((content) => content === null)) delete map.sourcesContent;
+  };
+  return {
+    name: 'kyc:embed-only-bundled-dependencies',
+    generateBundle(_options, bundle) {
+      for (const output of Object.values(bundle)) {
+        if (output.type === 'chunk' && output.map) strip(output.map);
+        else if (output.type === 'asset' && output.fileName.endsWith('.map') && typeof output.source === 'string') {
+          const map = JSON.parse(output.source);
+          strip(map);
+          output.source = JSON.stringify(map);
+        }
+      }
+    },
+  };
+}
+
+/**
  * What every published package's build shares: ESM and CommonJS side by side, with `.d.ts` and
  * `.d.cts` declarations emitted by TypeScript 7 (tsgo) through rolldown-plugin-dts.
  */
@@ -72,5 +103,8 @@ export const base = {
   hash: false,
   outputOptions: chunksInTheirOwnFolder,
   // Through inputOptions, not `plugins`: tsdown leaves user plugins out of its `.d.cts` pass.
-  inputOptions: (options) => ({ ...options, plugins: [options.plugins, dropUnusedDeclarationImports()] }),
+  inputOptions: (options) => ({
+    ...options,
+    plugins: [options.plugins, dropUnusedDeclarationImports(), embedOnlyBundledDependencies()],
+  }),
 } satisfies UserConfig;

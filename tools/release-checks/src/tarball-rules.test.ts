@@ -71,7 +71,24 @@ describe('tarballFindings', () => {
 
   it('keeps public modules whose names merely resemble test words (src/testing/, src/fixtures.ts)', () => {
     const files = [...goodFiles, 'src/testing/create-test-request.ts', 'src/fixtures.ts', 'dist/testing.js'];
-    expect(tarballFindings(manifest, files, read())).toEqual([]);
+    const reached = read({
+      'src/index.ts': "export * from './testing/create-test-request.ts';\nexport { sample } from './fixtures.js';\n",
+      'dist/index.js': "import './testing.js';\n//# sourceMappingURL=index.js.map\n",
+    });
+    expect(tarballFindings(manifest, files, reached)).toEqual([]);
+  });
+
+  it('refuses a file that no export or bin reaches (a demo beside the sources), and follows every kind of import', () => {
+    const files = [...goodFiles, 'src/demo.ts', 'src/demo/timeline.ts', 'src/a.ts', 'src/b.d.ts', 'dist/chunks/c.d.ts'];
+    const texts = read({
+      'src/demo.ts': "import { timeline } from './demo/timeline.ts';\n",
+      'src/index.ts': '/// <reference path="./b.d.ts" />\nexport type { A } from \'./a\';\n',
+      'dist/index.d.ts': 'import { t as T } from "./chunks/c.js";\n',
+    });
+    expect(tarballFindings(manifest, files, texts)).toEqual([
+      'src/demo.ts is reached by no export or bin and must not be published',
+      'src/demo/timeline.ts is reached by no export or bin and must not be published',
+    ]);
   });
 
   it('refuses a source map that points outside the package, even with its content embedded', () => {

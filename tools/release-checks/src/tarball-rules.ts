@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { unreachedFiles } from './reachable-files.ts';
 import type { Manifest } from './workspace.ts';
 
 /**
@@ -24,7 +25,8 @@ interface SourceMap {
 
 /**
  * Everything wrong with a tarball's file list: a missing LICENSE, README or `dist/`, an export
- * or bin that points at a file not in it, a file that does not belong in it, a source map whose
+ * or bin that points at a file not in it, a file that does not belong in it or that no export
+ * or bin reaches (reachable-files.ts), a source map whose
  * sources lie outside the package or are neither shipped nor embedded. `read` returns a listed
  * file's text (from the package folder, which is what `npm pack` packs).
  */
@@ -47,9 +49,15 @@ export function tarballFindings(
     if (!listed.has(posix.normalize(target))) findings.push(`bin ${name} (${target}) is not in the tarball`);
   }
 
+  const forbidden = new Set<string>();
   for (const file of files) {
     const rule = FORBIDDEN.find(({ pattern }) => pattern.test(file));
     if (rule) findings.push(`${file} is ${rule.what} and must not be published`);
+    if (rule) forbidden.add(file);
+  }
+  // One finding per file: a test file is named as such, not also as unreached.
+  for (const file of unreachedFiles(manifest, files, read)) {
+    if (!forbidden.has(file)) findings.push(`${file} is reached by no export or bin and must not be published`);
   }
 
   for (const file of files.filter((path) => path.endsWith('.map'))) {

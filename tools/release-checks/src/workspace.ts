@@ -20,6 +20,10 @@ export interface Manifest {
   readonly repository?: { readonly type?: string; readonly url?: string; readonly directory?: string };
   readonly publishConfig?: { readonly access?: string; readonly provenance?: boolean };
   readonly files?: readonly string[];
+  readonly scripts?: Readonly<Record<string, string>>;
+  readonly main?: string;
+  readonly module?: string;
+  readonly types?: string;
   readonly exports?: Readonly<Record<string, ExportTarget>>;
   readonly bin?: Readonly<Record<string, string>>;
   readonly engines?: Readonly<Record<string, string>>;

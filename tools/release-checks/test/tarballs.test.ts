@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { SIZE_BUDGETS } from '../src/size-budgets.ts';
 import { manifestFindings, tarballFindings } from '../src/tarball-rules.ts';
 import { type Manifest, privatePackageNames, publicPackages, ROOT, readManifest } from '../src/workspace.ts';
 
@@ -16,6 +17,9 @@ const privateNames = privatePackageNames();
 
 interface NpmPackResult {
   readonly name: string;
+  /** Bytes of the .tgz, and of its files unpacked. */
+  readonly size: number;
+  readonly unpackedSize: number;
   readonly files: readonly { readonly path: string }[];
 }
 
@@ -33,6 +37,7 @@ it('publishes exactly the five packages of packages/ (test-support, tools and ex
 describe.each(packages)('$name', (pkg) => {
   const unpacked = join(ROOT, '.tmp', 'release-checks', 'unpacked', pkg.folder);
   let files: string[] = [];
+  let sizes = { packed: 0, unpacked: 0 };
   let packedManifest: Manifest;
 
   beforeAll(() => {
@@ -43,6 +48,7 @@ describe.each(packages)('$name', (pkg) => {
     });
     const [result] = JSON.parse(json) as NpmPackResult[];
     files = (result?.files ?? []).map((file) => file.path).sort();
+    sizes = { packed: result?.size ?? 0, unpacked: result?.unpackedSize ?? 0 };
 
     rmSync(unpacked, { recursive: true, force: true });
     mkdirSync(unpacked, { recursive: true });
@@ -60,6 +66,27 @@ describe.each(packages)('$name', (pkg) => {
     expect(tarballFindings(pkg.manifest, files, (path) => readFileSync(join(pkg.dir, path), 'utf8'))).toEqual([]);
     // From the first release on, the changelog travels with the code.
     if (existsSync(join(pkg.dir, 'CHANGELOG.md'))) expect(files).toContain('CHANGELOG.md');
+  });
+
+  it('builds before a hand-run `npm publish` or `pnpm publish` (prepublishOnly), so a stale dist/ never ships', () => {
+    expect(pkg.manifest.scripts?.prepublishOnly).toBe('pnpm run build');
+    expect(pkg.manifest.scripts?.build).toBeDefined();
+    // pnpm pack leaves the script out of the published manifest: an install never runs it.
+    expect(packedManifest.scripts?.prepublishOnly).toBeUndefined();
+  });
+
+  it('weighs no more than its budget (src/size-budgets.ts), and says what it weighs', () => {
+    const budget = SIZE_BUDGETS[pkg.name];
+    const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} KB`;
+    // Printed for CI's log: the trend shows before a budget is reached.
+    console.log(
+      `${pkg.name}: ${kb(sizes.packed)} packed (budget ${kb(budget?.packed ?? 0)}), ` +
+        `${kb(sizes.unpacked)} unpacked (budget ${kb(budget?.unpacked ?? 0)}), ${files.length} files`,
+    );
+    expect(budget, `${pkg.name} has no budget in src/size-budgets.ts`).toBeDefined();
+    expect(sizes.packed).toBeGreaterThan(0);
+    expect(sizes.packed).toBeLessThanOrEqual(budget?.packed ?? 0);
+    expect(sizes.unpacked).toBeLessThanOrEqual(budget?.unpacked ?? 0);
   });
 
   it('carries the registry metadata a legal review and `npm view` read', () => {
