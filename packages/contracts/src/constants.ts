@@ -64,6 +64,12 @@ export const RESPONSE_SNIPPET_MAX_BYTES = 64 * 1024;
 /** Default tolerance for Standard Webhooks timestamps (5 minutes, as in the Standard Webhooks spec). */
 export const SIGNATURE_TOLERANCE_MS = 5 * 60 * 1000;
 
+/**
+ * How a Standard Webhooks signing secret begins: `whsec_` followed by the base64 of its key
+ * bytes. The sender and every receiver read a secret by this prefix.
+ */
+export const SIGNING_SECRET_PREFIX = 'whsec_';
+
 /** Content type of every webhook and API body. */
 export const JSON_CONTENT_TYPE = 'application/json';
 

@@ -35,6 +35,8 @@ afterAll(async () => {
   await receiver.close();
 });
 
+const engineVerifierFor = () => createStandardWebhooksVerifier(ENGINE_SECRET);
+
 const signatureOf = (request: ReceivedRequest | undefined) => ({
   id: String(request?.headers[HEADERS.webhookId]),
   timestamp: String(request?.headers[HEADERS.webhookTimestamp]),
@@ -65,6 +67,41 @@ describe('opt-in Standard Webhooks signing', () => {
     });
     // The endpoint secret is never readable back.
     expect(JSON.stringify(await engine.getDelivery(own.id))).not.toContain(ENDPOINT_SECRET.slice(6, 20));
+  });
+
+  it('signs with every secret of a list (a rotation overlap): a receiver with either one verifies', async () => {
+    const older = secret();
+    const newer = secret();
+    const { id } = await engine.enqueue({
+      url: receiver.url,
+      body: bodyFor('sig-4'),
+      signingSecret: [older, newer],
+    });
+    await attempts.waitFor(3);
+    const request = receiver.requests.find((r) => r.headers[HEADERS.webhookId] === id);
+    const bytes = new TextEncoder().encode(request?.body);
+    const header = String(request?.headers[HEADERS.webhookSignature]);
+    expect(header.split(' ')).toHaveLength(2);
+    expect(header).toMatch(/^v1,[A-Za-z0-9+/=]+ v1,[A-Za-z0-9+/=]+$/);
+    expect(await createStandardWebhooksVerifier(newer).verify(signatureOf(request), bytes)).toEqual({
+      ok: true,
+      secretIndex: 0,
+    });
+    expect(await createStandardWebhooksVerifier(older).verify(signatureOf(request), bytes)).toEqual({
+      ok: true,
+      secretIndex: 0,
+    });
+    expect(await engineVerifierFor().verify(signatureOf(request), bytes)).toMatchObject({ ok: false });
+  });
+
+  it('refuses a bad secret in a list, naming its position and not the secret', async () => {
+    const bad = 'whsec_short';
+    const refused = engine.enqueue({ url: receiver.url, body: bodyFor('sig-5'), signingSecret: [secret(), bad] });
+    await expect(refused).rejects.toThrow(/event\.signingSecret\[1\]: a signing secret must be "whsec_"/);
+    await expect(refused).rejects.not.toThrow(/short/);
+    await expect(engine.enqueue({ url: receiver.url, body: bodyFor('sig-6'), signingSecret: [] })).rejects.toThrow(
+      /event\.signingSecret: a secret or a list of 1–8 secrets/,
+    );
   });
 
   it('signs nothing without a secret', async () => {

@@ -1,5 +1,5 @@
 import { AUTH_SCHEME, HEADERS, JSON_CONTENT_TYPE, WEBHOOK_USER_AGENT } from '@kyc/contracts';
-import { standardWebhooksSignature } from './signing.js';
+import { signatureHeaderValue } from './signing.js';
 
 /** What the attempt log stores in place of the Auth Key. */
 export const REDACTED = '[redacted]';
@@ -11,6 +11,7 @@ export function attemptHeaders(input: {
   readonly timestampMs: number;
   readonly body: string;
   readonly authKey: string | undefined;
+  /** One secret, or several separated by spaces (one signature each, during a rotation). */
   readonly signingSecret: string | undefined;
 }): Record<string, string> {
   const timestamp = Math.floor(input.timestampMs / 1000);
@@ -23,7 +24,7 @@ export function attemptHeaders(input: {
   };
   if (input.authKey !== undefined) headers[HEADERS.authorization] = `${AUTH_SCHEME} ${input.authKey}`;
   if (input.signingSecret !== undefined) {
-    headers[HEADERS.webhookSignature] = standardWebhooksSignature(input.signingSecret, input.id, timestamp, input.body);
+    headers[HEADERS.webhookSignature] = signatureHeaderValue(input.signingSecret, input.id, timestamp, input.body);
   }
   return headers;
 }

@@ -3,6 +3,8 @@ import { DeliveryEngineError } from '../delivery-engine-error.js';
 import type { NewDelivery } from '../store/store.js';
 import { signingKey } from './signing.js';
 
+const MAX_SIGNING_SECRETS = 8;
+
 /** One completion event to deliver to one company endpoint. */
 export interface WebhookEvent {
   /** The company's webhook URL (`https:`; checked at enqueue and again before every attempt). */
@@ -13,8 +15,12 @@ export interface WebhookEvent {
   readonly body: string | object;
   /** The event id, sent as Webhook-Id header on every attempt and redelivery. Generated when absent. */
   readonly id?: string;
-  /** A Standard Webhooks secret (`whsec_…`) for this endpoint; overrides the engine's `signing.secret`. */
-  readonly signingSecret?: string;
+  /**
+   * A Standard Webhooks secret (`whsec_…`) for this endpoint, or several during a rotation's
+   * overlap (every attempt then carries one signature per secret); overrides the engine's
+   * `signing.secret`.
+   */
+  readonly signingSecret?: string | readonly string[];
   /**
    * The company this endpoint belongs to, for traces (`kyc.company.id`) and logs; never a
    * metric label. 1–256 visible ASCII characters.
@@ -45,7 +51,7 @@ export function prepareEvent(event: WebhookEvent, url: URL, now: number, tracePa
       'event.authKey: must be a non-empty string of visible ASCII characters without spaces',
     );
   }
-  if (event.signingSecret !== undefined) signingKey(event.signingSecret, 'event.signingSecret');
+  const signingSecret = event.signingSecret === undefined ? undefined : checkSecrets(event.signingSecret);
   if (event.companyId !== undefined && (typeof event.companyId !== 'string' || !EVENT_ID.test(event.companyId))) {
     throw invalid('event.companyId: use 1–256 visible ASCII characters');
   }
@@ -55,13 +61,29 @@ export function prepareEvent(event: WebhookEvent, url: URL, now: number, tracePa
     url: url.href,
     origin: url.origin,
     authKey: event.authKey,
-    signingSecret: event.signingSecret,
+    signingSecret,
     body,
     createdAt: now,
     sessionId,
     companyId: event.companyId,
     traceParent,
   };
+}
+
+/** One secret or a list of them, checked, as the store keeps them: space-separated. */
+function checkSecrets(given: string | readonly string[]): string {
+  if (typeof given === 'string') {
+    signingKey(given, 'event.signingSecret');
+    return given;
+  }
+  // A receiver reads at most eight signatures of one header (the Standard Webhooks libraries' habit).
+  if (!Array.isArray(given) || given.length === 0 || given.length > MAX_SIGNING_SECRETS) {
+    throw invalid(`event.signingSecret: a secret or a list of 1–${MAX_SIGNING_SECRETS} secrets`);
+  }
+  given.forEach((secret: string, position) => {
+    signingKey(secret, `event.signingSecret[${position}]`);
+  });
+  return given.join(' ');
 }
 
 // A receiver answers 413 to a body over its limit on every attempt: refuse it now instead of

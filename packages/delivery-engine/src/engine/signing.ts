@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
+import { SIGNING_SECRET_PREFIX as SECRET_PREFIX } from '@kyc/contracts';
 import { DeliveryEngineError } from '../delivery-engine-error.js';
 
-const SECRET_PREFIX = 'whsec_';
 const MIN_SECRET_BYTES = 16;
 
 /**
@@ -36,4 +36,23 @@ export function standardWebhooksSignature(secret: string, id: string, timestampS
   const key = signingKey(secret, 'standardWebhooksSignature');
   const mac = createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64');
   return `v1,${mac}`;
+}
+
+/**
+ * The secrets of a stored `signingSecret`: one, or several separated by spaces (a rotation's
+ * overlap, when every delivery carries one signature per secret). A secret never holds a space.
+ */
+export function signingSecretList(secrets: string): string[] {
+  return secrets.split(' ').filter((secret) => secret !== '');
+}
+
+/**
+ * The `webhook-signature` value for one or several secrets: one `v1,…` signature per secret,
+ * space-separated, in the order given (Standard Webhooks lets a header carry several, and a
+ * receiver accepts the delivery when any one verifies).
+ */
+export function signatureHeaderValue(secrets: string, id: string, timestampSeconds: number, body: string): string {
+  return signingSecretList(secrets)
+    .map((secret) => standardWebhooksSignature(secret, id, timestampSeconds, body))
+    .join(' ');
 }

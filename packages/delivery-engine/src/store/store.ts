@@ -16,7 +16,10 @@ export interface NewDelivery {
   readonly origin: string;
   /** The company's Auth Key; sent as a Bearer token, never returned by reads. */
   readonly authKey: string | undefined;
-  /** A Standard Webhooks `whsec_…` secret for this endpoint; never returned by reads. */
+  /**
+   * A Standard Webhooks `whsec_…` secret for this endpoint, or several separated by spaces (one
+   * signature each, during a rotation); never returned by reads.
+   */
   readonly signingSecret: string | undefined;
   /** The JSON body, byte for byte as it is sent. */
   readonly body: string;
@@ -35,6 +38,7 @@ export interface DeliveryClaim {
   readonly url: string;
   readonly origin: string;
   readonly authKey: string | undefined;
+  /** As {@link NewDelivery.signingSecret}: one secret or several, space-separated. */
   readonly signingSecret: string | undefined;
   readonly body: string;
   /** Attempts recorded so far over every round. */
