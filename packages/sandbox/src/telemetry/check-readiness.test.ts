@@ -32,4 +32,26 @@ describe('checkReadiness', () => {
     expect(result).toMatchObject({ ready: false, reason: 'the sandbox database does not answer' });
     expect(JSON.stringify(result)).not.toContain('secret-path');
   });
+
+  it('a delivery store that cannot write is not ready, though it answers reads; the reason names no path', async () => {
+    const store = {
+      writable: false,
+      fenced: false,
+      heldResults: 7,
+      problem: 'sqlite store: write failed at /var/lib/secret-path',
+    };
+    const full = () => ({ running: true, busyMs: 0, store });
+    const result = await checkReadiness({ loop: full, sandboxStore: answers, deliveryStore: answers });
+    expect(result).toEqual({
+      ready: false,
+      reason: 'the delivery store cannot write; 7 finished results are held until it can',
+      checks: { delivery_loop: 'ok', sandbox_store: 'ok', delivery_store: 'failing' },
+    });
+    expect(JSON.stringify(result)).not.toContain('secret-path');
+    const fenced = () => ({ running: true, busyMs: 0, store: { ...store, fenced: true } });
+    expect(await checkReadiness({ loop: fenced, sandboxStore: answers, deliveryStore: answers })).toMatchObject({
+      ready: false,
+      reason: 'another delivery engine owns the delivery store now; this one claims nothing',
+    });
+  });
 });

@@ -46,10 +46,13 @@ export async function checkReadiness(checks: {
   const health = checks.loop();
   const stuck = health.running && health.busyMs >= LOOP_STALL_MS;
   const loop = health.running && !stuck;
+  // A store that answers reads but cannot write (a full disk, fenced off by another engine)
+  // claims nothing: not ready, though every probe answers.
+  const writable = health.store?.writable !== false;
   const results = {
     delivery_loop: loop ? 'ok' : 'failing',
     sandbox_store: sandboxStore ? 'ok' : 'failing',
-    delivery_store: deliveryStore ? 'ok' : 'failing',
+    delivery_store: deliveryStore && writable ? 'ok' : 'failing',
   } as const;
   const reason = !health.running
     ? 'the delivery loop is not running'
@@ -57,8 +60,12 @@ export async function checkReadiness(checks: {
       ? `the delivery loop has waited ${Math.round(health.busyMs / 1000)} s on one store call`
       : !deliveryStore
         ? 'the delivery store does not answer'
-        : !sandboxStore
-          ? 'the sandbox database does not answer'
-          : undefined;
+        : health.store?.fenced
+          ? 'another delivery engine owns the delivery store now; this one claims nothing'
+          : !writable
+            ? `the delivery store cannot write; ${health.store?.heldResults ?? 0} finished results are held until it can`
+            : !sandboxStore
+              ? 'the sandbox database does not answer'
+              : undefined;
   return reason === undefined ? { ready: true, checks: results } : { ready: false, reason, checks: results };
 }
