@@ -12,13 +12,16 @@ export const TYPESCRIPT_VERSIONS = [
   { label: 'TypeScript 5.9', alias: 'typescript-5.9', spec: 'npm:typescript@5.9.3' },
 ] as const;
 
+/** The types of the runtime's globals (`Request`, `AbortSignal`, `node:http`): what a Node project has. */
+export const NODE_TYPES = { '@types/node': '^22.20.5' };
+
 /**
  * The optional peers a consumer of every entry point installs (the adapters' frameworks and
  * OpenTelemetry), and @types/node for the Node entry points. Nothing else: no @types the
  * packages' own dependencies would need.
  */
 const CONSUMER_DEPENDENCIES = {
-  '@types/node': '^22.20.5',
+  ...NODE_TYPES,
   '@opentelemetry/api': '^1.9.0',
   fastify: '^5.0.0',
   pg: '^8.11.0',
@@ -41,12 +44,19 @@ export function packTarballs(packages: readonly PublicPackage[], into: string): 
   return tarballs;
 }
 
+/** Which of the tarballs a consumer depends on, and what else it installs. */
+export interface ConsumerOptions {
+  /** Package names; all of them when left out. */
+  readonly packages?: readonly string[];
+  readonly dependencies?: Readonly<Record<string, string>>;
+}
+
 /**
  * A fresh project that installs the tarballs with npm, as a user would. `overrides` keeps the
  * packages' dependencies on each other on the tarballs too (not on the registry). Install
  * scripts are skipped: the type checks and the export listing load no native addon.
  */
-export function installConsumer(dir: string, tarballs: Record<string, string>): void {
+export function installConsumer(dir: string, tarballs: Record<string, string>, options: ConsumerOptions = {}): void {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const typescript = Object.fromEntries(TYPESCRIPT_VERSIONS.map(({ alias, spec }) => [alias, spec]));
@@ -54,7 +64,11 @@ export function installConsumer(dir: string, tarballs: Record<string, string>): 
     name: 'kyc-packed-consumer',
     private: true,
     type: 'module',
-    dependencies: { ...tarballs, ...CONSUMER_DEPENDENCIES, ...typescript },
+    dependencies: {
+      ...Object.fromEntries(Object.entries(tarballs).filter(([name]) => options.packages?.includes(name) ?? true)),
+      ...(options.dependencies ?? CONSUMER_DEPENDENCIES),
+      ...typescript,
+    },
     overrides: tarballs,
   };
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);

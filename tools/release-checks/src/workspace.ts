@@ -29,6 +29,7 @@ export interface Manifest {
   readonly engines?: Readonly<Record<string, string>>;
   readonly dependencies?: Readonly<Record<string, string>>;
   readonly peerDependencies?: Readonly<Record<string, string>>;
+  readonly peerDependenciesMeta?: Readonly<Record<string, { readonly optional?: boolean }>>;
   readonly optionalDependencies?: Readonly<Record<string, string>>;
 }
 

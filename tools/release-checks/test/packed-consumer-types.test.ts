@@ -1,10 +1,11 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   type ConsumedEntry,
   importEverything,
   installConsumer,
+  NODE_TYPES,
   packTarballs,
   type RuntimeExports,
   runTsc,
@@ -56,7 +57,12 @@ const RESOLUTIONS = {
   bundler: { module: 'esnext', files: ['esm.mts', 'handler.mts'] },
 } as const;
 
-function tsconfig(resolution: keyof typeof RESOLUTIONS, skipLibCheck: boolean, files: readonly string[]): string {
+function tsconfig(
+  resolution: keyof typeof RESOLUTIONS,
+  skipLibCheck: boolean,
+  files: readonly string[],
+  dir = consumer,
+): string {
   const { module } = RESOLUTIONS[resolution];
   const compilerOptions = {
     target: 'es2022',
@@ -69,15 +75,27 @@ function tsconfig(resolution: keyof typeof RESOLUTIONS, skipLibCheck: boolean, f
     skipLibCheck,
   };
   const name = `tsconfig.${resolution}.${skipLibCheck ? 'skip' : 'full'}${files.length === 1 ? '.negative' : ''}.json`;
-  writeFileSync(join(consumer, name), JSON.stringify({ compilerOptions, files }, null, 2));
+  writeFileSync(join(dir, name), JSON.stringify({ compilerOptions, files }, null, 2));
   return name;
 }
 
 let runtime: Record<string, RuntimeExports> = {};
 let sources: SourceExports[] = [];
 
+// The same tarballs, installed with no optional peer: only what npm installs for the packages
+// themselves, and @types/node (the runtime's globals: `Request`, `AbortSignal`, `node:http`).
+// @kyc/sandbox gets a project of its own: it depends on @opentelemetry/api, which would then be
+// installed beside the libraries whose optional peer it is and hide its absence.
+const SANDBOX = '@kyc/sandbox';
+const libraries = join(work, 'only-required-peers');
+const sandboxAlone = join(work, 'sandbox-alone');
+
 beforeAll(() => {
-  installConsumer(consumer, packTarballs(packages, join(work, 'tarballs')));
+  const tarballs = packTarballs(packages, join(work, 'tarballs'));
+  installConsumer(consumer, tarballs);
+  const names = packages.map((pkg) => pkg.name);
+  installConsumer(libraries, tarballs, { packages: names.filter((n) => n !== SANDBOX), dependencies: NODE_TYPES });
+  installConsumer(sandboxAlone, tarballs, { packages: [SANDBOX], dependencies: NODE_TYPES });
   runtime = runtimeExports(consumer, specifiers);
   sources = sourceExports(packages);
   const entries = (kind: keyof RuntimeExports): ConsumedEntry[] =>
@@ -89,6 +107,13 @@ beforeAll(() => {
     });
   writeFileSync(join(consumer, 'esm.mts'), importEverything(entries('esm')));
   writeFileSync(join(consumer, 'cjs.cts'), importEverything(entries('cjs')));
+  for (const [dir, keep] of [
+    [libraries, (spec: string) => !spec.startsWith(SANDBOX)],
+    [sandboxAlone, (spec: string) => spec.startsWith(SANDBOX)],
+  ] as const) {
+    writeFileSync(join(dir, 'esm.mts'), importEverything(entries('esm').filter((e) => keep(e.specifier))));
+    writeFileSync(join(dir, 'cjs.cts'), importEverything(entries('cjs').filter((e) => keep(e.specifier))));
+  }
   writeFileSync(join(consumer, 'handler.mts'), HANDLER);
   writeFileSync(join(consumer, 'negative.mts'), NEGATIVE);
 }, 300_000);
@@ -129,5 +154,48 @@ describe.each(TYPESCRIPT_VERSIONS)('$label', ({ alias }) => {
     expect(result.output).toMatch(
       /^negative\.mts\(5,11\): error TS2322: Type 'string' is not assignable to type 'number'\.$/,
     );
+  });
+});
+
+// docs/versioning.md names each optional peer whose absence a type check reports, and the
+// packages whose declarations import it: `- \`fastify\`, an optional peer of \`@kyc/…\`…`.
+const versioning = readFileSync(join(ROOT, 'docs', 'versioning.md'), 'utf8');
+const documented = Object.fromEntries(
+  [...versioning.matchAll(/^- `([^`]+)`, an optional peer of (.*)$/gm)].map(([, peer = '', rest = '']) => [
+    peer,
+    [...rest.matchAll(/`(@kyc\/[\w-]+)`/g)].map((match) => match[1] ?? '').sort(),
+  ]),
+);
+// The files that import every export (the handler's checks run in the first project).
+const withoutHandler = (resolution: keyof typeof RESOLUTIONS) =>
+  RESOLUTIONS[resolution].files.filter((file) => file !== 'handler.mts');
+const MISSING_PEER = /^node_modules\/(@kyc\/[\w-]+)\/dist\/\S+\(\d+,\d+\): error TS2307: Cannot find module '([^']+)'/;
+
+describe.each(TYPESCRIPT_VERSIONS)('$label, no optional peer installed, skipLibCheck false', ({ alias }) => {
+  it.each(['nodenext', 'bundler'] as const)(
+    'moduleResolution %s: every named export type-checks but for the documented optional peers',
+    (resolution) => {
+      const result = runTsc(libraries, alias, tsconfig(resolution, false, withoutHandler(resolution), libraries));
+      const errors = result.output.split('\n').filter((line) => line !== '');
+      // Only "cannot find module <peer>" in the declarations of a package whose optional peer it is.
+      const unexplained = errors.filter((line) => {
+        const [, pkg = '', peer = ''] = MISSING_PEER.exec(line) ?? [];
+        const meta = packages.find((p) => p.name === pkg)?.manifest.peerDependenciesMeta?.[peer];
+        return meta?.optional !== true;
+      });
+      expect(unexplained).toEqual([]);
+      const seen: Record<string, string[]> = {};
+      for (const [, pkg = '', peer = ''] of errors.map((line) => MISSING_PEER.exec(line) ?? [])) {
+        seen[peer] = [...new Set([...(seen[peer] ?? []), pkg])].sort();
+      }
+      // Each one the docs name, and the docs name no other.
+      expect(seen).toEqual(documented);
+    },
+  );
+
+  it.each(['nodenext', 'bundler'] as const)('moduleResolution %s: @kyc/sandbox alone, 0 errors', (resolution) => {
+    const result = runTsc(sandboxAlone, alias, tsconfig(resolution, false, withoutHandler(resolution), sandboxAlone));
+    expect(result.output).toBe('');
+    expect(result.status).toBe(0);
   });
 });
