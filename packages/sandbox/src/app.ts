@@ -12,6 +12,7 @@ import type { LoginThrottle } from './api/login-throttle.js';
 import { portalRoutes } from './api/portal-routes.js';
 import { sandboxRoutes } from './api/sandbox-routes.js';
 import { serviceRoutes } from './api/service-routes.js';
+import { SIGNING_SECRET_API, signingSecretRoutes } from './api/signing-secret-routes.js';
 import { requireLogin } from './dashboard/dashboard-auth.js';
 import { deliveriesRoutes } from './dashboard/deliveries-routes.js';
 import { healthRoutes } from './dashboard/health-routes.js';
@@ -27,6 +28,7 @@ import { referenceRoutes } from './reference/reference-routes.js';
 import type { SandboxLogger } from './sandbox-options.js';
 import type { SandboxService } from './sandbox-service.js';
 import { limitBody } from './server/limit-body.js';
+import type { SigningSecretService } from './signing/signing-secret-service.js';
 import { opsRoutes, type Readiness } from './telemetry/ops-routes.js';
 import type { SandboxTelemetry } from './telemetry/start-telemetry.js';
 
@@ -43,6 +45,7 @@ export function createApp(
     logger: SandboxLogger | undefined;
     telemetry: SandboxTelemetry | undefined;
     readiness: () => Promise<Readiness>;
+    signing: SigningSecretService;
   },
 ): Hono {
   const app = new Hono();
@@ -91,18 +94,21 @@ export function createApp(
   app.use('/sandbox/*', basicAuth(service, throttle, { acceptCliTokens: true }));
   // Browsers may replay cached Basic credentials: refuse cross-site form posts (Origin check).
   app.use('/sandbox/portal/*', csrf());
+  app.use(SIGNING_SECRET_API.secret, csrf());
+  app.use(`${SIGNING_SECRET_API.secret}/*`, csrf());
   app.route('/', referenceRoutes());
   app.route('/', serviceRoutes(service));
   app.route('/', sandboxRoutes(service));
   app.route('/', portalRoutes(portal));
   app.route('/', cliTokenRoutes(service));
+  app.route('/', signingSecretRoutes(options.signing));
 
   // Origin / Sec-Fetch-Site check first, then the login's synchronizer token in requireLogin.
   app.use('/login', csrf());
   app.use('/logout', csrf());
   app.use('/dashboard/*', csrf(), requireLogin(service, options.secureCookies));
   app.route('/', loginRoutes(service, options.secureCookies, throttle));
-  app.route('/', settingsRoutes(service, portal));
+  app.route('/', settingsRoutes(service, portal, options.signing));
   app.route('/', sessionsRoutes(service));
   app.route('/', deliveriesRoutes(portal));
   app.route('/', healthRoutes(portal));

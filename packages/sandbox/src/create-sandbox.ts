@@ -19,6 +19,7 @@ import { createApp } from './app.js';
 import { LOOPBACK_NETWORKS } from './domain/loopback.js';
 import { authKeyHint } from './domain/masked-auth-key.js';
 import { createOutboxRelay } from './engine/outbox-relay.js';
+import { signingDeliveryStore } from './engine/signing-delivery-store.js';
 import { listenUpgrade } from './listen/listen-upgrade.js';
 import { ListenerHub } from './listen/listener-hub.js';
 import type { ListenerInfo } from './listen/listener-session.js';
@@ -27,6 +28,7 @@ import { PortalService } from './portal/portal-service.js';
 import { SandboxError } from './sandbox-error.js';
 import type { SandboxOptions } from './sandbox-options.js';
 import { SandboxService } from './sandbox-service.js';
+import { SigningSecretService } from './signing/signing-secret-service.js';
 import { hashPassword } from './store/password.js';
 import { SandboxStore } from './store/sandbox-store.js';
 import { checkReadiness } from './telemetry/check-readiness.js';
@@ -134,6 +136,9 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   // 30 s deadline; above ~80× the deadline itself is shortened to fit (demo use only).
   const leaseMs = Math.min(MAX_LEASE_MS, (WEBHOOK_RESPONSE_DEADLINE_MS + DEFAULT_LEASE_MARGIN_MS) * timeScale);
   const deadlineMs = Math.max(1000, Math.min(WEBHOOK_RESPONSE_DEADLINE_MS, Math.floor(leaseMs / timeScale) - 5_000));
+  // One throttle for the API, the dashboard, the listener and the secret's reveal: all take the same passwords.
+  const throttle = new LoginThrottle();
+  const signing = new SigningSecretService(store, options.now ?? Date.now, throttle);
   // Assigned right below; the engine only calls its hooks after start().
   let portal: PortalService | undefined;
   const hub = new ListenerHub({
@@ -146,7 +151,11 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     authKeyLast4: (companyId) => authKeyHint(store.getCompany(companyId)?.authKey),
   });
   const engineOptions: DeliveryEngineOptions = {
-    store: deliveryStore,
+    // Signed with the company's secrets at send time (see signingDeliveryStore for why).
+    store: signingDeliveryStore(deliveryStore, {
+      secretsOf: (companyId) => signing.active(companyId),
+      signed: (eventId, attempt, secrets) => store.signingSecrets.recordUse(eventId, attempt, secrets),
+    }),
     clock,
     resolver: sandboxResolver,
     selectTransport: hub.selectTransport,
@@ -216,8 +225,6 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     () => publicUrl,
     (companyId) => hub.current(companyId),
   );
-  // One throttle for the API, the dashboard and the listener: all accept the same passwords.
-  const throttle = new LoginThrottle();
   const upgrade = listenUpgrade(service, throttle, hub);
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
@@ -233,6 +240,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const app = createApp(service, portal, {
     secureCookies: options.secureCookies ?? false,
     throttle,
+    signing,
     logger: options.logger,
     telemetry: options.telemetry,
     readiness,

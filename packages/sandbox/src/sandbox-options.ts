@@ -32,6 +32,11 @@ export interface SandboxOptions {
   readonly secureCookies?: boolean;
   readonly logger?: SandboxLogger;
   /**
+   * The wall clock signing secrets are aged and rotated by (epoch ms). Default `Date.now`;
+   * injectable so a test passes a rotation's 24-hour overlap without waiting.
+   */
+  readonly now?: () => number;
+  /**
    * The OpenTelemetry SDK from `startTelemetry()`: serves `/metrics`, and the engine reports to
    * it with `traceparent` propagation on (the sandbox shows one trace from finish to handler).
    * Without it `/metrics` answers 404 and the engine uses the global providers, if any.

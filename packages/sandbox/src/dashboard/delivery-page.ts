@@ -1,6 +1,7 @@
 import { html } from 'hono/html';
 import { SPEC_HINTS } from '../check/diagnose-attempt.js';
 import type { AttemptDetail, DeliveryDetail } from '../portal/portal-service.js';
+import { ageText } from '../signing/signing-secret-views.js';
 import { forwardedMark } from './forwarding-banner.js';
 import { csrfField, type Html } from './layout.js';
 import { clickField, stateBadge, timeOf } from './page-parts.js';
@@ -16,6 +17,15 @@ export function attemptResult(a: AttemptDetail): Html {
 export function fixOf(a: AttemptDetail): Html | string {
   if (!a.diagnosis) return '';
   return html`<p class="fix">${a.diagnosis.message}${a.diagnosis.hint ? html` <span class="muted">${SPEC_HINTS[a.diagnosis.hint]}</span>` : ''}</p>`;
+}
+
+/** Which secrets signed an attempt, by label and age at the time (never a value). */
+function signedMark(a: AttemptDetail): Html | string {
+  if (a.signedWith === null) return '';
+  const at = Date.parse(a.at);
+  return html`<br><span class="muted signed-with">Signed with ${a.signedWith.map(
+    (s, i) => html`${i > 0 ? ' and ' : ''}<code>${s.label}</code> (then ${ageText(at - Date.parse(s.createdAt))} old)`,
+  )}</span>`;
 }
 
 /** The delivery inspector: the exact request, every attempt, and Redeliver. */
@@ -57,7 +67,7 @@ ${
 <th scope="col">Latency</th><th scope="col">Response</th><th scope="col">What to fix</th></tr></thead><tbody>${d.attemptLog.map(
         (
           a,
-        ) => html`<tr class="attempt"><td data-label="#">${a.attempt}</td><td data-label="Round">${a.round}</td><td data-label="Time">${timeOf(a.at)}</td><td data-label="Result">${attemptResult(a)}${forwardedMark(a)}</td>
+        ) => html`<tr class="attempt"><td data-label="#">${a.attempt}</td><td data-label="Round">${a.round}</td><td data-label="Time">${timeOf(a.at)}</td><td data-label="Result">${attemptResult(a)}${forwardedMark(a)}${signedMark(a)}</td>
 <td data-label="Latency">${a.latencyMs} ms</td><td data-label="Response">${a.responseSnippet ? html`<pre>${a.responseSnippet}</pre>` : ''}</td><td data-label="What to fix">${fixOf(a)}</td></tr>`,
       )}</tbody></table>`
 }

@@ -7,10 +7,12 @@ import { maskedAuthKey } from '../domain/masked-auth-key.js';
 import { IDEMPOTENCY_KEY_PATTERN } from '../portal/portal-action-store.js';
 import { PortalActionError, type PortalService } from '../portal/portal-service.js';
 import type { SandboxService, SettingsProblem } from '../sandbox-service.js';
+import type { SigningSecretService } from '../signing/signing-secret-service.js';
 import type { CompanyRecord } from '../store/sandbox-store.js';
 import type { DashboardVariables } from './dashboard-auth.js';
 import { forwardingBanner } from './forwarding-banner.js';
 import { csrfField, type Html, layout } from './layout.js';
+import { signingSecretPages, signingSecretSection } from './signing-secret-routes.js';
 import { testEventAnswer, testEventForm } from './test-event-form.js';
 
 interface EditState {
@@ -48,12 +50,14 @@ ${state.notice ? html`<p class="notice" role="status">${state.notice}</p>` : ''}
 </section></form>`;
 }
 
-/** Settings → My company → Edit → Products → Traditional KYC: the webhook URL and Auth Key. */
+/** Settings → My company → Edit → Products → Traditional KYC: the webhook URL, Auth Key and signing secret. */
 export function settingsRoutes(
   service: SandboxService,
   portal: PortalService,
+  signing: SigningSecretService,
 ): Hono<{ Variables: DashboardVariables }> {
   const app = new Hono<{ Variables: DashboardVariables }>();
+  app.route('/', signingSecretPages(signing));
   const nav = (c: { get(key: 'csrfToken'): string; get(key: 'user'): { username: string } }) => ({
     csrfToken: c.get('csrfToken'),
     username: c.get('user').username,
@@ -79,6 +83,7 @@ ${saved ? html`<p class="notice" role="status">Changes saved.</p>` : ''}
 <tr><th>Auth Key</th><td id="current-auth-key">${company.authKey === undefined ? 'not set' : `set, ends in ${maskedAuthKey(company.authKey)}`}</td></tr></table>
 <p><a href="/dashboard/settings/company/edit">Edit</a></p>
 ${forwardingBanner(portal.forwarding({ companyId: company.id }))}</section>
+${signingSecretSection(c.get('csrfToken'), signing.status(company.id), signing.now(), c.req.query('signing'))}
 ${testEventForm(c.get('csrfToken'), testAnswer, shape)}`,
       nav(c),
     );

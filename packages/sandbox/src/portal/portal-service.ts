@@ -139,7 +139,7 @@ export class PortalService {
         body: prettyBody(body),
         bodyBytes: Buffer.byteLength(body),
       },
-      attemptLog: attemptDetails(record, this.clock, forwards),
+      attemptLog: attemptDetails(record, this.clock, forwards, this.store.signingSecrets.usesOf(eventId)),
       redeliveries: (record?.redeliveries ?? []).map((r) => ({
         round: r.round,
         requestedAt: new Date(this.clock.toWall(r.requestedAt)).toISOString(),

@@ -50,6 +50,11 @@ export interface AttemptDetail {
   readonly diagnosis: Diagnosis | null;
   /** Set when the attempt went through `kyc-sandbox listen` instead of the engine's own HTTPS connection. */
   readonly forwardedTo: ForwardMark | null;
+  /**
+   * The company's signing secrets that made this attempt's `webhook-signature`, by label and
+   * creation time (never a value); `null` when the attempt was not signed.
+   */
+  readonly signedWith: readonly { readonly label: string; readonly createdAt: string }[] | null;
 }
 
 /** A company's connected `kyc-sandbox listen`: from where, to where, since when. */

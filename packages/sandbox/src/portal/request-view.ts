@@ -3,6 +3,7 @@ import type { AttemptRecord, DeliveryRecord, ScaledClock } from '@kyc/delivery-e
 import { diagnoseAttempt } from '../check/diagnose-attempt.js';
 import { maskedAuthKey } from '../domain/masked-auth-key.js';
 import type { ForwardMark } from '../listen/forward-log.js';
+import type { SigningSecretUse } from '../store/signing-secrets.js';
 import type { PortalDeliveryRow } from './portal-store.js';
 import type { AttemptDetail } from './portal-views.js';
 
@@ -33,6 +34,7 @@ export function attemptDetails(
   record: DeliveryRecord | undefined,
   clock: ScaledClock,
   forwards: ReadonlyMap<number, ForwardMark>,
+  signedWith: ReadonlyMap<number, readonly SigningSecretUse[]>,
 ): AttemptDetail[] {
   return (record?.attemptLog ?? []).map((a) => ({
     attempt: a.attempt,
@@ -46,5 +48,13 @@ export function attemptDetails(
     error: a.errorMessage ?? null,
     diagnosis: diagnoseAttempt({ outcome: a.outcome, status: a.status }) ?? null,
     forwardedTo: forwards.get(a.attempt) ?? null,
+    // Only an attempt that carried a signature was signed (one lost to a crashed worker was not sent).
+    signedWith:
+      a.requestHeaders[HEADERS.webhookSignature] === undefined
+        ? null
+        : (signedWith.get(a.attempt) ?? []).map((s) => ({
+            label: s.label,
+            createdAt: new Date(s.createdAt).toISOString(),
+          })),
   }));
 }

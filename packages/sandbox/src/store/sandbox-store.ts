@@ -13,6 +13,7 @@ import { CliTokens } from './cli-tokens.js';
 import { DashboardLogins } from './dashboard-logins.js';
 import { Outbox } from './outbox.js';
 import { SCHEMA_SQL } from './schema.js';
+import { SigningSecrets } from './signing-secrets.js';
 import { optionalInteger, optionalText, type Row } from './sql-row.js';
 
 /** A company and its webhook settings. `authKey` never leaves the server except to the engine. */
@@ -60,6 +61,8 @@ export class SandboxStore {
   readonly logins: DashboardLogins;
   /** The webhook events written with each finish, waiting for (or handed to) the engine. */
   readonly outbox: Outbox;
+  /** Each company's signing secrets, and which of them signed each attempt. */
+  readonly signingSecrets: SigningSecrets;
 
   constructor(path: string) {
     try {
@@ -72,6 +75,7 @@ export class SandboxStore {
       this.cliTokens = new CliTokens(this.#db);
       this.logins = new DashboardLogins(this.#db);
       this.outbox = new Outbox(this.#db, this.portal);
+      this.signingSecrets = new SigningSecrets(this.#db);
       // Files made before the outbox kept the finishing request's trace context.
       const columns = this.#db.prepare('PRAGMA table_info(outbox)').all() as Row[];
       if (!columns.some((column) => column.name === 'trace_parent')) {
