@@ -15,6 +15,13 @@ const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as
 // `git+https://github.com/o/r.git` → `https://github.com/o/r`
 const repository = manifest.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
 
+// Where the site is served from: `/` locally and in the tests; the Pages workflow sets the
+// project site's path (`/kyc-webhooks/`), which every asset URL must start with there.
+const base = process.env.KYC_DOCS_BASE ?? '/';
+// The icon the pages name, and favicon.ico for browsers that ask for it whatever a page says:
+// without them every page view logged a 404.
+const publicFiles = join(here, '..', 'public');
+
 const apiSidebarFile = join(docs, 'api', 'typedoc-sidebar.json');
 const apiSidebar: DefaultTheme.SidebarItem[] = existsSync(apiSidebarFile)
   ? (JSON.parse(readFileSync(apiSidebarFile, 'utf8')) as DefaultTheme.SidebarItem[])
@@ -26,6 +33,7 @@ const apiSidebar: DefaultTheme.SidebarItem[] = existsSync(apiSidebarFile)
  * shows for the folder, is the home page.
  */
 export default defineConfig({
+  base,
   srcDir: '../../docs',
   outDir: 'dist',
   cacheDir: '../../node_modules/.cache/vitepress',
@@ -34,6 +42,7 @@ export default defineConfig({
   lang: 'en',
   cleanUrls: false,
   lastUpdated: false,
+  head: [['link', { rel: 'icon', type: 'image/svg+xml', href: `${base}favicon.svg` }]],
   rewrites: { 'README.md': 'index.md' },
   // Every link between pages must resolve: the build fails on a dead one (anchors are checked
   // by the site's test, which VitePress does not do).
@@ -77,6 +86,7 @@ export default defineConfig({
   // Files the guides link to that are not pages (the OpenAPI document, JSON Schemas, alert
   // rules, a dashboard) are copied beside the pages, so those links work on the site too.
   buildEnd(site) {
+    for (const file of readdirSync(publicFiles)) copyFileSync(join(publicFiles, file), join(site.outDir, file));
     for (const file of readdirSync(site.srcDir, { recursive: true, encoding: 'utf8' })) {
       if (file.endsWith('.md') || file.split(sep).some((part) => part.startsWith('.'))) continue;
       const source = join(site.srcDir, file);

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,6 +55,75 @@ describe('links', () => {
       .filter((path): path is string => path !== undefined && !existsSync(join(root, decodeURIComponent(path))));
     expect(missing).toEqual([]);
     expect(outside.some((link) => prefix.test(link))).toBe(true);
+  });
+});
+
+describe('API reference', () => {
+  // Each package's typedoc.json lists its entry points; one left out (the contracts' `openapi`
+  // once was) has no page. A package with one entry gets one page, else a page per entry.
+  const packages = readdirSync(join(root, 'packages'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(join(root, 'packages', entry.name, 'package.json')))
+    .map((entry) => ({
+      folder: entry.name,
+      manifest: JSON.parse(readFileSync(join(root, 'packages', entry.name, 'package.json'), 'utf8')) as {
+        private?: boolean;
+        exports: Record<string, unknown>;
+      },
+    }))
+    .filter(({ manifest }) => manifest.private !== true);
+
+  it.each(packages)('has a page for every typed entry point of @kyc/$folder', ({ folder, manifest }) => {
+    const typed = Object.entries(manifest.exports)
+      .filter(([, target]) => typeof target === 'object' && target !== null && 'import' in target)
+      .map(([subpath]) => subpath);
+    const pages =
+      typed.length === 1
+        ? [`api/@kyc/${folder}.html`]
+        : typed.map((subpath) => `api/@kyc/${folder}/${subpath === '.' ? 'index-1' : subpath.slice(2)}.html`);
+    expect(typed.length).toBeGreaterThan(0);
+    expect(pages.filter((page) => !existsSync(join(dist, page)))).toEqual([]);
+  });
+
+  it('documents @kyc/contracts/openapi', () => {
+    const page = readFileSync(join(dist, 'api', '@kyc', 'contracts', 'openapi.html'), 'utf8');
+    expect(page).toContain('buildOpenApiDocument');
+  });
+});
+
+describe('favicon', () => {
+  let server: Awaited<ReturnType<typeof serve>>;
+  let origin = '';
+  beforeAll(async () => {
+    server = await serve({ root: siteRoot, port: 0 });
+    if (server.server === undefined) throw new Error('the preview server did not start');
+    if (!server.server.listening) await once(server.server, 'listening');
+    origin = `http://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => {
+    server?.server?.close();
+  });
+
+  // A browser asks for the icon a page names, and some for /favicon.ico whatever it names:
+  // both must be served, or every page view logs a 404.
+  it('every page names an icon the site serves, and /favicon.ico is served too', async () => {
+    const pages = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.html'));
+    expect(pages.length).toBeGreaterThan(30);
+    const icons = new Set<string>();
+    for (const page of pages) {
+      const html = readFileSync(join(dist, page), 'utf8');
+      const href = /<link rel="icon"[^>]*href="([^"]+)"/.exec(html)?.[1];
+      expect(href, page).toBeDefined();
+      icons.add(href ?? '');
+    }
+    for (const path of [...icons, '/favicon.ico']) {
+      const response = await fetch(new URL(path, origin));
+      expect(response.status, path).toBe(200);
+      // What the file is, by its first bytes (the preview server sends no type for .ico).
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      const isIco = bytes[0] === 0 && bytes[1] === 0 && bytes[2] === 1 && bytes[3] === 0;
+      const isSvg = new TextDecoder().decode(bytes.subarray(0, 200)).startsWith('<svg');
+      expect(path.endsWith('.ico') ? isIco : isSvg, path).toBe(true);
+    }
   });
 });
 
