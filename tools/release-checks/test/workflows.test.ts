@@ -20,6 +20,7 @@ interface Step {
 }
 interface Job {
   readonly needs?: string | readonly string[];
+  readonly environment?: { readonly name?: string };
   readonly uses?: string;
   readonly env?: Readonly<Record<string, string>>;
   readonly permissions?: Readonly<Record<string, string>>;
@@ -128,6 +129,37 @@ describe('release.yml', () => {
     expect(changesets?.env?.NPM_CONFIG_PROVENANCE).toBe('true');
     expect(scripts['version-packages']).toMatch(/^changeset version\b/);
     expect(scripts.release).toMatch(/^pnpm run build && pnpm run api:check && changeset publish$/);
+  });
+});
+
+describe('pages.yml', () => {
+  const pages = read('pages.yml');
+  const { test, build, deploy } = pages.jobs;
+  const siteConfig = readFileSync(join(ROOT, 'tools', 'docs-site', '.vitepress', 'config.ts'), 'utf8');
+
+  it('deploys the docs site only after the CI test job passed on the same commit', () => {
+    expect(test?.uses).toBe('./.github/workflows/ci.yml');
+    expect(build?.needs).toBe('test');
+    expect(deploy?.needs).toBe('build');
+    expect(Object.keys(pages.on).sort()).toEqual(['push', 'workflow_dispatch']);
+  });
+
+  it('builds what the test job builds, with the base the site config reads, and uploads its output folder', () => {
+    const runs = (build?.steps ?? []).flatMap((step) => (step.run ? [step.run.trim()] : []));
+    expect(runs).toContain('pnpm run build && pnpm run docs');
+    const env = build?.steps?.find((step) => step.run?.includes('pnpm run docs'))?.env ?? {};
+    expect(Object.keys(env)).toEqual(['KYC_DOCS_BASE']);
+    expect(siteConfig).toContain('process.env.KYC_DOCS_BASE');
+    const upload = build?.steps?.find((step) => step.uses?.startsWith('actions/upload-pages-artifact@'));
+    expect(upload?.with?.path).toBe('tools/docs-site/dist');
+    expect(siteConfig).toMatch(/outDir: 'dist'/);
+  });
+
+  it('deploys with only the permissions Pages needs, to the github-pages environment', () => {
+    expect(pages.jobs.test?.permissions).toEqual({ contents: 'read' });
+    expect(deploy?.permissions).toEqual({ pages: 'write', 'id-token': 'write' });
+    expect(deploy?.environment?.name).toBe('github-pages');
+    expect(deploy?.steps?.map((step) => step.uses?.split('@')[0])).toEqual(['actions/deploy-pages']);
   });
 });
 
