@@ -134,9 +134,10 @@ export function createTransport(options: TransportOptions = {}): Transport {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const abort = new AttemptAbort();
-    // The abort waits one more turn of the event loop: after a pause of the whole process (SIGSTOP,
-    // a frozen VM) the timer and an answer that arrived meanwhile are ready together, timers run
-    // first, and the answer must be read as what it was, not thrown away as a timeout.
+    // The abort waits for the next check phase, after the poll phase has read whatever already
+    // arrived: a process paused past its deadline (SIGSTOP, a frozen VM, a long block) finds the
+    // timer and the answer ready together, and an answer that arrived is recorded as what it was.
+    // (Node 24 already polls first in the cases chaos `sigstop` plays; this keeps it so.)
     const timer = setTimeout(
       () => setImmediate(() => abort.abort(new Error(`deadline of ${deadlineMs} ms ran out`), true)),
       deadlineMs,

@@ -49,6 +49,11 @@ export const clockStep: Scenario = {
             search: 'return this.#byId.has(id) || this.#inherited.has(id);',
             replace: 'return this.#inherited.has(id);',
           },
+          {
+            file: 'store/sqlite/reservations.ts',
+            search: 'return [...this.#byId.keys(), ...this.#inherited.keys()];',
+            replace: 'return [...this.#inherited.keys()];',
+          },
         ],
       },
       async fault(run) {

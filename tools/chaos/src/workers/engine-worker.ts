@@ -9,7 +9,14 @@ import { sampleStatusWebhook } from '@kyc/contracts';
 import { createDeliveryEngine, type DeliveryStore, scaledClock, sqliteDeliveryStore } from '@kyc/delivery-engine';
 import { postgresDeliveryStore } from '@kyc/delivery-engine/postgres';
 import pg from 'pg';
-import { lagMonitor, steppableClock, tamperOnSignal, tryForeignCopy } from './host-faults.js';
+import {
+  busyTimers,
+  freezeOnSignal,
+  lagMonitor,
+  steppableClock,
+  tamperOnSignal,
+  tryForeignCopy,
+} from './host-faults.js';
 
 interface WorkerConfig {
   readonly store: 'sqlite' | 'postgres';
@@ -42,6 +49,10 @@ interface WorkerConfig {
   readonly reportLag?: boolean;
   /** A bundled second copy of the engine package that tries to own the same file once started. */
   readonly foreignCopy?: string;
+  /** On SIGUSR1, block the event loop this long (ms). */
+  readonly freezeMs?: number;
+  /** Spin `spinMs` in a timer every `everyMs`: a busy event loop. */
+  readonly busy?: { readonly everyMs: number; readonly spinMs: number };
   /** Exit 0 once this many events were enqueued and nothing is pending. */
   readonly enqueueCount?: number;
 }
@@ -58,6 +69,8 @@ const store: DeliveryStore<unknown> =
   pool === undefined ? sqliteDeliveryStore({ path: config.path ?? '' }) : postgresDeliveryStore({ pool });
 const factor = config.timeScale.factor;
 const reportLag = config.reportLag ? lagMonitor(say) : undefined;
+if (config.busy !== undefined) busyTimers(config.busy.everyMs, config.busy.spinMs);
+if (config.freezeMs !== undefined) freezeOnSignal(config.freezeMs, say);
 if (config.tamper !== undefined) tamperOnSignal(config.path ?? '', config.tamper, say);
 const baseClock = scaledClock(factor, { anchor: config.timeScale.anchor });
 const engine = createDeliveryEngine({

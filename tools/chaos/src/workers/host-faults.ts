@@ -27,6 +27,18 @@ export function steppableClock(base: Clock, stepsMs: readonly number[], say: (li
   };
 }
 
+/**
+ * On SIGUSR1, blocks the event loop for `ms` inside the signal's callback (a poll-phase callback),
+ * as a long garbage collection or a synchronous call does: answers arrive meanwhile, and the next
+ * turn runs the timers that came due (an attempt's deadline) before it polls for them.
+ */
+export function freezeOnSignal(ms: number, say: (line: string) => void): void {
+  process.on('SIGUSR1', () => {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+    say('thawed');
+  });
+}
+
 /** On SIGUSR1, this process reads its store's lock file, or copies the data folder as a naive backup would. */
 export function tamperOnSignal(databasePath: string, how: 'read' | 'copy', say: (line: string) => void): void {
   process.on('SIGUSR1', () => {
@@ -63,4 +75,18 @@ export async function tryForeignCopy(modulePath: string, databasePath: string, s
     say(`second-copy refused ${String((error as { code?: unknown }).code)}`);
   }
   return store;
+}
+
+/**
+ * Keeps the event loop busy in a timer callback most of the time, as a loaded engine's is: a
+ * pause (SIGSTOP) then lands in the timers phase, and on resume the other timers that came due
+ * (an attempt's deadline) run before the poll phase reads the answers that arrived meanwhile.
+ */
+export function busyTimers(everyMs: number, spinMs: number): void {
+  setInterval(() => {
+    const until = performance.now() + spinMs;
+    while (performance.now() < until) {
+      // Spin: the point is a timer callback that holds the thread.
+    }
+  }, everyMs).unref();
 }
