@@ -3,6 +3,7 @@ import { CliError } from './cli/cli-error.js';
 import { checkEndpointCommand, startCommand, userCommand } from './cli/commands.js';
 import { listenCommand } from './cli/listen-command.js';
 import { loginCommand, logoutCommand } from './cli/login-command.js';
+import { signingSecretCommand } from './cli/signing-secret-command.js';
 import { triggerCommand } from './cli/trigger-command.js';
 import { USAGE } from './cli/usage.js';
 import { SandboxError } from './sandbox-error.js';
@@ -28,6 +29,8 @@ async function main(argv: string[]): Promise<number> {
       return listenCommand(args, io);
     case 'trigger':
       return triggerCommand(args, io);
+    case 'signing-secret':
+      return signingSecretCommand(args, io);
     case 'help':
     case '--help':
     case '-h':

@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { SIGNING_SECRET_PREFIX } from '@kyc/contracts';
 import {
   type AttemptResult,
+  DeliveryEngineError,
   sendAttempt,
+  standardWebhooksSignature,
   type TransportOptions,
   validateAuthKey,
   validateWebhookUrl,
@@ -18,12 +21,17 @@ import {
   sampleBodies,
   saysDuplicate,
 } from './endpoint-checks.js';
-import { fixForCheck, fixForUrl } from './fix-for-check.js';
+import { fixForCheck, fixForUrl, STALE_PROBE_MINUTES } from './fix-for-check.js';
 
 /** Options of {@link checkEndpoint}. */
 export interface CheckEndpointOptions {
   /** The Auth Key the endpoint expects. */
   readonly authKey: string;
+  /**
+   * The endpoint's signing secret (`whsec_…`): every probe is then signed as the service signs,
+   * and two more checks send a wrong signature and a stale timestamp, which must get 401.
+   */
+  readonly signingSecret?: string;
   /** Extra CA certificates (PEM) to trust, e.g. a staging certificate authority. */
   readonly ca?: readonly string[];
   /** Allow an endpoint on loopback (127.0.0.0/8, ::1): for checking a receiver on this machine. */
@@ -38,6 +46,13 @@ export interface CheckReport {
   readonly ok: boolean;
   readonly results: readonly CheckResult[];
 }
+
+/** The checks that run only with a signing secret. */
+const SIGNATURE_CHECKS: ReadonlySet<CheckId> = new Set([
+  'signing-secret',
+  'rejects-wrong-signature',
+  'rejects-stale-signature',
+]);
 
 /** Outcomes of the first request that mean no HTTP answer came back at all. */
 const UNREACHABLE = new Set(['dns_error', 'connect_error', 'timeout', 'connection_reset', 'blocked_address']);
@@ -79,9 +94,12 @@ export async function checkEndpoint(url: string, options: CheckEndpointOptions):
       ...(diagnosis?.hint ? { hint: SPEC_HINTS[diagnosis.hint] } : {}),
     });
   };
-  // The checks not run say why, after the one that stopped them.
+  const secret = options.signingSecret;
+  // The checks not run say why, after the one that stopped them. Without a secret the signature
+  // checks do not apply and are left out (an endpoint need not verify signatures in v1).
   const report = (stoppedBecause = 'not run'): CheckReport => {
     for (const id of Object.keys(CHECKS) as CheckId[]) {
+      if (secret === undefined && SIGNATURE_CHECKS.has(id)) continue;
       if (!results.some((r) => r.id === id)) {
         results.push({ id, title: CHECKS[id], verdict: 'skip', detail: `skipped: ${stoppedBecause}` });
       }
@@ -91,6 +109,11 @@ export async function checkEndpoint(url: string, options: CheckEndpointOptions):
 
   const key = validateAuthKey(options.authKey);
   add('auth-key', key.ok, key.ok ? 'at least 16 characters and not predictable' : key.message);
+  if (secret !== undefined) {
+    const problem = secretProblem(secret);
+    add('signing-secret', problem === undefined, problem ?? 'the prefix and at least 16 key bytes in base64');
+    if (problem !== undefined) return report('nothing is signed with a secret the service would refuse');
+  }
 
   const checkedUrl = await validateWebhookUrl(url, allowPrivateNetworks ? { allowPrivateNetworks } : {});
   const urlNote = allowPrivateNetworks ? 'https; loopback allowed by --allow-loopback' : 'https, public address';
@@ -103,7 +126,9 @@ export async function checkEndpoint(url: string, options: CheckEndpointOptions):
   add('https-url', true, urlNote);
 
   const bodies = sampleBodies();
-  const send = (probe: ProbeRequest) => sendAttempt({ url, headers: probeHeaders(probe), body: probe.body }, transport);
+  // With a secret every probe is signed, as the service signs: a receiver that requires it accepts them.
+  const send = (probe: ProbeRequest) =>
+    sendAttempt({ url, headers: probeHeaders({ signingSecret: secret, ...probe }), body: probe.body }, transport);
   const eventId = () => `evt_check_${randomBytes(8).toString('hex')}`;
 
   // The first request also tells whether the endpoint can be reached over valid TLS at all.
@@ -129,6 +154,22 @@ export async function checkEndpoint(url: string, options: CheckEndpointOptions):
   const wrongKey = `wrong-${randomBytes(18).toString('base64url')}`;
   const wrong = await send({ body: bodies.v1, eventId: eventId(), authKey: wrongKey });
   add('rejects-wrong-key', wrong.status === EXPECT.unauthorized, describeResult(wrong), wrong);
+  if (secret !== undefined) {
+    const forged = await send({
+      body: bodies.v1,
+      eventId: eventId(),
+      authKey: options.authKey,
+      signingSecret: `${SIGNING_SECRET_PREFIX}${randomBytes(32).toString('base64')}`,
+    });
+    add('rejects-wrong-signature', forged.status === EXPECT.unauthorized, describeResult(forged), forged);
+    const stale = await send({
+      body: bodies.v1,
+      eventId: eventId(),
+      authKey: options.authKey,
+      timestampSeconds: Math.floor(Date.now() / 1000) - STALE_PROBE_MINUTES * 60,
+    });
+    add('rejects-stale-signature', stale.status === EXPECT.unauthorized, describeResult(stale), stale);
+  }
 
   const v1Probe = { body: bodies.v1, eventId: eventId(), authKey: options.authKey };
   const v1 = await send(v1Probe);
@@ -147,6 +188,17 @@ export async function checkEndpoint(url: string, options: CheckEndpointOptions):
         : `${describeResult(again)}; whether your handler ran twice for session ${bodies.v1Id} only your logs can tell`;
   add('acknowledges-duplicate', again.status === EXPECT.ok, duplicateNote, again, v1);
   return report();
+}
+
+/** Why the engine would refuse a signing secret, in its words (which never repeat the secret). */
+function secretProblem(secret: string): string | undefined {
+  try {
+    standardWebhooksSignature(secret, 'probe', 0, '{}');
+    return undefined;
+  } catch (error) {
+    if (error instanceof DeliveryEngineError) return error.message.replace(/^standardWebhooksSignature: /, '');
+    throw error;
+  }
 }
 
 /**

@@ -3,6 +3,7 @@ import {
   AUTH_SCHEME,
   HEADERS,
   JSON_CONTENT_TYPE,
+  SIGNATURE_TOLERANCE_MS,
   sampleCombinedWebhook,
   sampleStatusWebhook,
   sampleV1Webhook,
@@ -11,6 +12,7 @@ import {
   WEBHOOK_SUCCESS_STATUS,
   WEBHOOK_USER_AGENT,
 } from '@kyc/contracts';
+import { standardWebhooksSignature } from '@kyc/delivery-engine';
 
 /**
  * The id of one check `check-endpoint` runs. Spelled out rather than derived from `CHECKS` so the
@@ -18,11 +20,14 @@ import {
  */
 export type CheckId =
   | 'auth-key'
+  | 'signing-secret'
   | 'https-url'
   | 'reachable'
   | 'tls-certificate'
   | 'rejects-missing-key'
   | 'rejects-wrong-key'
+  | 'rejects-wrong-signature'
+  | 'rejects-stale-signature'
   | 'accepts-v1'
   | 'accepts-status'
   | 'tolerates-unknown-fields'
@@ -31,11 +36,14 @@ export type CheckId =
 /** Every check of `check-endpoint`, in the order they run, with the title the report prints. */
 export const CHECKS: Readonly<Record<CheckId, string>> = Object.freeze({
   'auth-key': 'the Auth Key is one the service accepts',
+  'signing-secret': 'the signing secret is a Standard Webhooks secret the service signs with',
   'https-url': 'the URL uses https and a public address',
   reachable: 'the endpoint answers connections',
   'tls-certificate': 'presents a valid TLS certificate',
   'rejects-missing-key': 'answers 401 without an Authorization header',
   'rejects-wrong-key': 'answers 401 to a wrong Auth Key',
+  'rejects-wrong-signature': 'answers 401 to a webhook-signature made with another secret',
+  'rejects-stale-signature': `answers 401 to a signed delivery whose webhook-timestamp is over ${SIGNATURE_TOLERANCE_MS / 60_000} min old`,
   'accepts-v1': `answers 200 within ${WEBHOOK_RESPONSE_DEADLINE_MS / 1000} s to a v1 body`,
   'accepts-status': `answers 200 within ${WEBHOOK_RESPONSE_DEADLINE_MS / 1000} s to a status body`,
   'tolerates-unknown-fields': 'answers 200 to a body with unknown fields',
@@ -61,6 +69,10 @@ export interface ProbeRequest {
   readonly eventId: string;
   /** `undefined` sends no Authorization header. */
   readonly authKey: string | undefined;
+  /** Signs the probe as the service would (`webhook-signature`); `undefined` sends it unsigned. */
+  readonly signingSecret?: string | undefined;
+  /** The signed `webhook-timestamp` in Unix seconds; default now. */
+  readonly timestampSeconds?: number;
 }
 
 const UNAUTHORIZED = 401;
@@ -93,14 +105,23 @@ export function sampleBodies(sandboxUrl = 'https://sandbox.invalid') {
 
 /** The protocol headers of one probe; the Auth Key only in `Authorization`. */
 export function probeHeaders(probe: ProbeRequest, attempt = 1): Record<string, string> {
+  const timestamp = probe.timestampSeconds ?? Math.floor(Date.now() / 1000);
   const headers: Record<string, string> = {
     [HEADERS.contentType]: JSON_CONTENT_TYPE,
     [HEADERS.userAgent]: WEBHOOK_USER_AGENT,
     [HEADERS.webhookId]: probe.eventId,
-    [HEADERS.webhookTimestamp]: String(Math.floor(Date.now() / 1000)),
+    [HEADERS.webhookTimestamp]: String(timestamp),
     [HEADERS.webhookAttempt]: String(attempt),
   };
   if (probe.authKey !== undefined) headers[HEADERS.authorization] = `${AUTH_SCHEME} ${probe.authKey}`;
+  if (probe.signingSecret !== undefined) {
+    headers[HEADERS.webhookSignature] = standardWebhooksSignature(
+      probe.signingSecret,
+      probe.eventId,
+      timestamp,
+      probe.body,
+    );
+  }
   return headers;
 }
 

@@ -1,4 +1,4 @@
-import { AUTH_SCHEME, WEBHOOK_SUCCESS_STATUS } from '@kyc/contracts';
+import { AUTH_SCHEME, SIGNATURE_TOLERANCE_MS, WEBHOOK_SUCCESS_STATUS } from '@kyc/contracts';
 import type { AttemptResult } from '@kyc/delivery-engine';
 import { type Diagnosis, diagnoseAttempt } from './diagnose-attempt.js';
 import type { CheckId } from './endpoint-checks.js';
@@ -31,6 +31,7 @@ export function fixForCheck(id: CheckId, result: AttemptResult, baseline?: Attem
       hint: 'authentication',
     };
   }
+  if (id === 'rejects-wrong-signature' || id === 'rejects-stale-signature') return signatureFix(id, result);
   if (id === 'tolerates-unknown-fields' && baselineAccepted && (result.status === 400 || result.status === 422)) {
     return {
       message: `Your endpoint rejected a body with unknown fields (${result.status}): ignore fields you do not know, the service may add some without a new version.`,
@@ -54,6 +55,31 @@ export function fixForCheck(id: CheckId, result: AttemptResult, baseline?: Attem
   }
   return diagnoseAttempt(result);
 }
+
+/** The fix for an endpoint that did not refuse a bad signature with 401. */
+function signatureFix(id: 'rejects-wrong-signature' | 'rejects-stale-signature', result: AttemptResult): Diagnosis {
+  const what =
+    id === 'rejects-wrong-signature'
+      ? 'whose webhook-signature was made with another secret'
+      : `signed correctly but with a webhook-timestamp ${STALE_PROBE_MINUTES} minutes old`;
+  if (isSuccessClass(result.status)) {
+    const how =
+      id === 'rejects-wrong-signature'
+        ? `verify webhook-signature over the raw body with your signing secrets (createWebhookReceiver({ signingSecrets }), both secrets during a rotation) and answer 401 when no signature matches`
+        : `refuse a webhook-timestamp more than ${SIGNATURE_TOLERANCE_MS / 60_000} minutes from now (signingSecrets does), or anyone who once saw a delivery can replay it`;
+    return {
+      message: `Your endpoint accepted a delivery ${what} (HTTP ${result.status}): ${how}.`,
+      hint: 'authentication',
+    };
+  }
+  return {
+    message: `Answer 401 (not ${result.status ?? result.outcome}) to a delivery ${what}, so a forged or replayed delivery is told apart from a broken handler.`,
+    hint: 'authentication',
+  };
+}
+
+/** How old the stale probe's timestamp is: well past the 5-minute tolerance. */
+export const STALE_PROBE_MINUTES = 10;
 
 /** Host names and literals of this machine, where a developer's local receiver runs. */
 const THIS_MACHINE = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;

@@ -166,10 +166,11 @@ export async function userCommand(args: string[], io: CliIo): Promise<void> {
   }
 }
 
-/** `kyc-sandbox check-endpoint <url> --auth-key <key>`: exit code 1 when any check fails. */
+/** `kyc-sandbox check-endpoint <url> --auth-key <key> [--signing-secret <whsec_…>]`: exit code 1 when any check fails. */
 export async function checkEndpointCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(args, {
     'auth-key': { type: 'string' },
+    'signing-secret': { type: 'string' },
     ca: { type: 'string' },
     'allow-loopback': { type: 'boolean' },
   });
@@ -178,8 +179,11 @@ export async function checkEndpointCommand(args: string[], io: CliIo): Promise<n
     throw new CliError('usage: kyc-sandbox check-endpoint <url> --auth-key <key>', 2);
   const authKey = values['auth-key'] ?? process.env.KYC_AUTH_KEY;
   if (!authKey) throw new CliError('--auth-key is required (or set KYC_AUTH_KEY)', 2);
+  // The flag, or the variable the examples read (during a rotation it lists two: the first signs).
+  const signingSecret = values['signing-secret'] ?? process.env.KYC_SIGNING_SECRETS?.split(/[\s,]+/)[0];
   const report = await checkEndpoint(url, {
     authKey,
+    ...(signingSecret ? { signingSecret } : {}),
     ca: readPem('ca', values.ca),
     allowLoopback: values['allow-loopback'] === true,
   });

@@ -23,6 +23,8 @@ Commands:
 
   check-endpoint <url>          Send sample deliveries to your endpoint and report what it gets wrong
     --auth-key <key>            The Auth Key your endpoint expects (or set KYC_AUTH_KEY)
+    --signing-secret <whsec_…>  Sign every probe, and check that a wrong signature and a stale
+                                timestamp get 401 (or set KYC_SIGNING_SECRETS)
     --ca <file>                 Trust this CA certificate (PEM) for the endpoint
     --allow-loopback            Allow an endpoint on this machine (127.0.0.0/8, ::1)
 
@@ -39,6 +41,12 @@ Commands:
 
   trigger <status>              Finish a sample session now, so its webhook flows: approved, rejected, pending, error
     --shape <v1|status|both>    The payload shape (default both)
+    --user, --service           As for login, to act without the saved login
+
+  signing-secret <action>       Your company's webhook signing secret (Standard Webhooks), as in Settings:
+                                show, create, rotate, end-overlap (the old secret stops now), remove, and
+                                reveal (the only one that prints a secret; asks for your password again)
+    --overlap-hours <n>         rotate: how long the old secret keeps signing beside the new (0-168, default 24)
     --user, --service           As for login, to act without the saved login
 
   help                          Show this text
