@@ -87,7 +87,7 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): D
         sync().catch((error: unknown) => {
           broken ??= new DeliveryEngineError(
             'store_error',
-            `sqliteDeliveryStore: an fsync of ${file.path}-wal failed, so the kernel may have dropped what was written; this engine stops writing. Restart the process once the disk is healthy: deliveries without a durable result are sent again, and the attempt log counts them`,
+            `sqliteDeliveryStore: an fsync of ${file.path}-wal failed, so the kernel may have dropped what was written; this engine stops writing. Restart the process once the disk is healthy: deliveries without a durable result are sent again, and the attempt log counts them. An event whose enqueue failed with this error may be stored all the same: enqueue it again with the same id (enqueue is idempotent by id), never under a new one`,
             { cause: error },
           );
           throw broken;
