@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import { sqliteDeliveryStore } from '@kyc/delivery-engine';
 import Database from 'better-sqlite3';
 import { accountingFigures, runOwner } from '../support/owner-run.js';
 import { pause } from '../support/pause.js';
@@ -8,6 +9,29 @@ import { Invariants, type RunContext, type Scenario } from '../support/scenario.
 /** Past this the checkpointer restarts the WAL (its RESTART_ABOVE_PAGES), which a reader then holds up. */
 const WAL_PAGES = 1000;
 const PAGE = 4096;
+
+/**
+ * A history of delivered events, so the backup copies a database of this size (the full run's
+ * 1 GB): rows the owner never reads again, as months of deliveries are.
+ */
+async function prefill(path: string, bytes: number): Promise<void> {
+  const store = sqliteDeliveryStore({ path });
+  await store.migrate();
+  await store.close();
+  const db = new Database(path);
+  const body = JSON.stringify({ history: 'x'.repeat(3900) });
+  const insert = db.prepare(
+    `INSERT INTO deliveries (id, url, origin, body, state, attempts, round_attempts, created_at, finished_at, last_outcome, last_status)
+     VALUES (?, 'https://history.example/hook', 'https://history.example', ?, 'delivered', 1, 1, ?, ?, 'delivered', 200)`,
+  );
+  const rows = Math.ceil(bytes / body.length);
+  const fill = db.transaction((from: number, to: number) => {
+    for (let i = from; i < to; i++) insert.run(`history-${i}`, body, i, i);
+  });
+  for (let from = 0; from < rows; from += 10_000) fill(from, Math.min(rows, from + 10_000));
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
+}
 
 /**
  * Readers beside a busy SQLite owner: a report that holds one read snapshot for a long time
@@ -26,6 +50,7 @@ export const sqliteReader: Scenario = {
     let walPages = 0;
     let backupMs = 0;
     let backupBytes = 0;
+    const historyBytes = context.mode === 'full' ? 1e9 : 0;
     const result = await runOwner({
       context,
       invariants,
@@ -41,6 +66,7 @@ export const sqliteReader: Scenario = {
           },
         ],
       },
+      prepare: (path) => (historyBytes > 0 ? prefill(path, historyBytes) : Promise.resolve()),
       async fault(run) {
         const wal = `${run.path}-wal`;
         const pagesNow = () => Math.floor((statSync(wal, { throwIfNoEntry: false })?.size ?? 0) / PAGE);

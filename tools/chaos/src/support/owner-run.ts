@@ -26,6 +26,8 @@ export interface OwnerRunOptions {
   readonly expectOnce?: boolean;
   /** The broken builds of this scenario: `--break <name>` runs the owner with these patches. */
   readonly breaks?: Readonly<Record<string, readonly SourcePatch[]>>;
+  /** Runs on the database file before the owner starts (a scenario's history). */
+  prepare?(path: string): Promise<void>;
   /** The fault, played while the owner runs. */
   fault(run: OwnerRun): Promise<void>;
 }
@@ -107,6 +109,7 @@ export async function runOwner(options: OwnerRunOptions): Promise<OwnerRunResult
       if (line.startsWith('ack ')) acked.add(line.slice(4));
       if (line.startsWith('refused ')) refused++;
     };
+    await options.prepare?.(path);
     const patches = context.breakWith === undefined ? undefined : options.breaks?.[context.breakWith];
     const owner =
       patches === undefined
