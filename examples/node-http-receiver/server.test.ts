@@ -9,15 +9,23 @@ import { createTestCertificate, receiverExampleSuite } from '@kyc/test-support';
 import { expect, it } from 'vitest';
 import { createWebhookServer } from './server.js';
 
-receiverExampleSuite('node-http-receiver', async ({ authKey, onDecision }) => {
-  const server = createWebhookServer({ authKeys: authKey, onDecision }).listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/webhooks/kyc`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-});
+receiverExampleSuite(
+  'node-http-receiver',
+  async ({ authKey, signingSecrets, onDecision }) => {
+    const server = createWebhookServer({
+      authKeys: authKey,
+      ...(signingSecrets && { signingSecrets }),
+      onDecision,
+    }).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}/webhooks/kyc`,
+      close: () => new Promise((resolve) => server.close(() => resolve())),
+    };
+  },
+  { signing: true },
+);
 
 it('serves HTTPS and acts on a real delivery from the sandbox', async () => {
   const authKey = 'node-http-example-Kq8vR2xWm5tZ';

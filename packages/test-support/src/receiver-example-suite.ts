@@ -17,6 +17,8 @@ export interface RecordedDecision {
 /** How a suite starts one example: it gets the key and a sink, and returns where it listens. */
 export type StartExample = (options: {
   authKey: string;
+  /** With `{ signing: true }`: the new and the old secret of a rotation, as KYC_SIGNING_SECRETS lists them. */
+  signingSecrets?: readonly string[];
   onDecision: (decision: RecordedDecision) => void;
 }) => Promise<StartedExample>;
 
@@ -32,31 +34,69 @@ export interface StartedExample {
 }
 
 const AUTH_KEY = 'example-auth-key-7f3c9a1e5b2d4f60';
+// Test secrets (whsec_ + base64 of 32 bytes), the new and the old one of a rotation.
+const NEW_SECRET = 'whsec_bmV3LXNpZ25pbmctc2VjcmV0LWZvci1leGFtcGxlcyE=';
+const OLD_SECRET = 'whsec_b2xkLXNpZ25pbmctc2VjcmV0LWZvci1leGFtcGxlcyE=';
+const FORGED_SECRET = 'whsec_Zm9yZ2VkLXNpZ25pbmctc2VjcmV0LW5vYm9keS1oYXM=';
+
+/** A Standard Webhooks signature (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body`), with Web Crypto. */
+async function sign(secret: string, id: string, timestamp: number, body: string): Promise<string> {
+  const raw = Uint8Array.from(atob(secret.slice('whsec_'.length)), (c) => c.charCodeAt(0));
+  const key = await crypto.subtle.importKey('raw', raw, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const mac = await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(`${id}.${timestamp}.${body}`));
+  return `v1,${btoa(String.fromCharCode(...new Uint8Array(mac)))}`;
+}
 
 /**
  * The behaviour every receiver example must show, run against the example's real server:
  * the Auth Key check, both payload shapes, duplicates, and a later event for the same session.
  */
-export function receiverExampleSuite(name: string, start: StartExample): void {
+export function receiverExampleSuite(name: string, start: StartExample, options: { signing?: boolean } = {}): void {
   describe(`${name}: receives KYC webhooks`, () => {
     const decisions: RecordedDecision[] = [];
     let server: StartedExample;
+    const signing = options.signing === true;
 
     beforeAll(async () => {
-      server = await start({ authKey: AUTH_KEY, onDecision: (decision) => decisions.push(decision) });
+      server = await start({
+        authKey: AUTH_KEY,
+        ...(signing ? { signingSecrets: [NEW_SECRET, OLD_SECRET] } : {}),
+        onDecision: (decision) => decisions.push(decision),
+      });
     });
     afterAll(async () => {
       await server?.close();
     });
 
-    const deliver = (body: unknown, authKey: string | null = AUTH_KEY, webhookId?: string) => {
+    /** Signed with the new secret when the suite checks signatures (`secrets: []` sends none). */
+    const deliver = (
+      body: unknown,
+      authKey: string | null = AUTH_KEY,
+      webhookId?: string,
+      signedWith: { secrets?: readonly string[]; ageSeconds?: number } = {},
+    ) => send(JSON.stringify(body), authKey, webhookId, signedWith);
+    const send = async (
+      text: string,
+      authKey: string | null,
+      webhookId: string | undefined,
+      signedWith: { secrets?: readonly string[]; ageSeconds?: number },
+    ) => {
       const headers: Record<string, string> = {
         [HEADERS.contentType]: JSON_CONTENT_TYPE,
         [HEADERS.userAgent]: WEBHOOK_USER_AGENT,
       };
       if (authKey !== null) headers[HEADERS.authorization] = `${AUTH_SCHEME} ${authKey}`;
-      if (webhookId !== undefined) headers[HEADERS.webhookId] = webhookId;
-      return fetch(server.url, { method: 'POST', headers, body: JSON.stringify(body) });
+      const secrets = signedWith.secrets ?? (signing ? [NEW_SECRET] : []);
+      const id = webhookId ?? `evt-${crypto.randomUUID()}`;
+      if (webhookId !== undefined || secrets.length > 0) headers[HEADERS.webhookId] = id;
+      if (secrets.length > 0) {
+        const timestamp = Math.floor(Date.now() / 1000) - (signedWith.ageSeconds ?? 0);
+        headers[HEADERS.webhookTimestamp] = String(timestamp);
+        headers[HEADERS.webhookSignature] = (await Promise.all(secrets.map((s) => sign(s, id, timestamp, text)))).join(
+          ' ',
+        );
+      }
+      return fetch(server.url, { method: 'POST', headers, body: text });
     };
     /** The decisions for a session, once `expected` of them arrived (or a few seconds passed) and the rest settled. */
     const decisionsFor = async (sessionId: string, expected = 0) => {
@@ -110,12 +150,30 @@ export function receiverExampleSuite(name: string, start: StartExample): void {
       expect((await decisionsFor(id, 1)).map((d) => d.action)).toEqual(['review-scores']);
     });
 
+    it.runIf(signing)(
+      'verifies signatures from the environment: either secret of a rotation; a forged, stale or missing one gets 401',
+      async () => {
+        const bodyFor = (suffix: string) => ({
+          ...structuredClone(sampleStatusWebhook),
+          sessionId: `${name}-${suffix}`,
+        });
+        // During an overlap the service sends both signatures in one header; after it, only the new one.
+        expect(
+          (await deliver(bodyFor('both'), AUTH_KEY, undefined, { secrets: [NEW_SECRET, OLD_SECRET] })).status,
+        ).toBe(200);
+        expect((await deliver(bodyFor('old'), AUTH_KEY, undefined, { secrets: [OLD_SECRET] })).status).toBe(200);
+        expect((await deliver(bodyFor('forged'), AUTH_KEY, undefined, { secrets: [FORGED_SECRET] })).status).toBe(401);
+        const stale = { secrets: [NEW_SECRET], ageSeconds: 600 };
+        expect((await deliver(bodyFor('stale'), AUTH_KEY, undefined, stale)).status).toBe(401);
+        expect((await deliver(bodyFor('unsigned'), AUTH_KEY, undefined, { secrets: [] })).status).toBe(401);
+        expect((await decisionsFor(`${name}-old`, 1)).length).toBe(1);
+        for (const refused of ['forged', 'stale', 'unsigned'])
+          expect(await decisionsFor(`${name}-${refused}`)).toEqual([]);
+      },
+    );
+
     it('answers 400 to a body that is not JSON', async () => {
-      const response = await fetch(server.url, {
-        method: 'POST',
-        headers: { [HEADERS.contentType]: JSON_CONTENT_TYPE, [HEADERS.authorization]: `${AUTH_SCHEME} ${AUTH_KEY}` },
-        body: '{"sessionId": ',
-      });
+      const response = await send('{"sessionId": ', AUTH_KEY, undefined, {});
       expect(response.status).toBe(400);
     });
 
