@@ -8,13 +8,15 @@
  * package ships"), plus about 15 % for growth, rounded up to 10 KB. Then, packed / unpacked:
  * client 113 / 440 KB, contracts 115 / 545 KB, delivery-engine 271 / 920 KB, sandbox 386 /
  * 1 335 KB, webhook-receiver 233 / 861 KB (before: 156 / 575, 157 / 712, 428 / 1 449, 631 /
- * 2 219, 338 / 1 307 KB). A change that needs more raises the number here, in the same pull
- * request, saying what the bytes bought.
+ * 2 219, 338 / 1 307 KB). Re-measured the same day after the sandbox's signing secrets
+ * (d867504) and the engine's SQLite owner work landed: delivery-engine 275 / 933 KB, sandbox
+ * 427 / 1 494 KB; their budgets were set again from those by the same rule. A change that needs
+ * more raises the number here, in the same pull request, saying what the bytes bought.
  */
 export const SIZE_BUDGETS: Readonly<Record<string, { readonly packed: number; readonly unpacked: number }>> = {
   '@kyc/client': { packed: 130_000, unpacked: 510_000 },
   '@kyc/contracts': { packed: 140_000, unpacked: 630_000 },
-  '@kyc/delivery-engine': { packed: 320_000, unpacked: 1_060_000 },
-  '@kyc/sandbox': { packed: 450_000, unpacked: 1_540_000 },
+  '@kyc/delivery-engine': { packed: 320_000, unpacked: 1_080_000 },
+  '@kyc/sandbox': { packed: 500_000, unpacked: 1_720_000 },
   '@kyc/webhook-receiver': { packed: 270_000, unpacked: 990_000 },
 };
