@@ -73,12 +73,13 @@ function promtool(...args: string[]) {
 describe('docs/observability/alerts.yml', () => {
   const rules = (parse(readFileSync(ALERTS, 'utf8')) as { groups: { rules: Rule[] }[] }).groups.flatMap((g) => g.rules);
 
-  it('has the failure-rate, queue-age and stalled-delivery alerts, each complete', () => {
+  it('has the failure-rate, queue-age, stalled-delivery and store alerts, each complete', () => {
     expect(rules.map((r) => r.alert)).toEqual([
       'KycWebhookAttemptFailureRateHigh',
       'KycWebhookDeliveriesFailing',
       'KycWebhookQueueBehind',
       'KycWebhookNoDeliveriesWhileDue',
+      'KycWebhookStoreCannotWrite',
     ]);
     for (const rule of rules) {
       expect(rule.for).toMatch(/^\d+m$/);
@@ -98,7 +99,7 @@ describe('docs/observability/alerts.yml', () => {
 
   it('passes promtool check rules and its unit tests (promtool test rules)', () => {
     const check = promtool('check', 'rules', ALERTS.pathname);
-    expect(check.stdout + check.stderr).toMatch(/SUCCESS: 4 rules found/);
+    expect(check.stdout + check.stderr).toMatch(/SUCCESS: 5 rules found/);
     expect(check.status).toBe(0);
     const unit = promtool('test', 'rules', ALERT_TESTS.pathname);
     expect(unit.stdout + unit.stderr).toMatch(/SUCCESS/);

@@ -220,6 +220,7 @@ export function createDeliveryEngine<Transaction = never>(
             () => queueStats(clock.now()),
             () => clock.now(),
             (error) => logger?.warn?.('queue gauges: the store did not answer', { error: describe(error) }),
+            () => store.health?.(),
           );
         }
         // Subscribed before `running`: if LISTEN fails, start() rejects and may simply be called again.

@@ -1,5 +1,5 @@
 import type { Link, MeterProvider, Span, TracerProvider } from '@opentelemetry/api';
-import type { AttemptTransition, DeliveryClaim, QueueStats } from '../store/store.js';
+import type { AttemptTransition, DeliveryClaim, QueueStats, StoreHealth } from '../store/store.js';
 import { attemptStartAttributes, errorType, metricOutcome, urlAttributes } from './attempt-attributes.js';
 import type { OtelApi } from './load-api.js';
 import { formatTraceparent, parseTraceparent } from './traceparent.js';
@@ -56,8 +56,16 @@ export interface AttemptSpan {
 export interface EngineTelemetry {
   startEnqueue(eventId: string): EnqueueSpan;
   startAttempt(claim: DeliveryClaim): AttemptSpan;
-  /** Reports queue depth and age from `stats` on every collection; returns the unregister function. */
-  observeQueue(stats: () => Promise<QueueStats>, now: () => number, onError: (error: unknown) => void): () => void;
+  /**
+   * Reports queue depth and age from `stats`, and the store's own health from `health` (when the
+   * store keeps one), on every collection; returns the unregister function.
+   */
+  observeQueue(
+    stats: () => Promise<QueueStats>,
+    now: () => number,
+    onError: (error: unknown) => void,
+    health?: () => StoreHealth | undefined,
+  ): () => void;
 }
 
 const NOOP_ENQUEUE: EnqueueSpan = { traceParent: undefined, identify() {}, end() {} };
@@ -108,6 +116,14 @@ export function createEngineTelemetry(api: OtelApi, options: DeliveryEngineTelem
   const oldestDue = meter.createObservableGauge('kyc.webhook.oldest_due.age', {
     description: 'How long the oldest due delivery has been waiting (0 when none is due)',
     unit: 's',
+  });
+  const writable = meter.createObservableGauge('kyc.webhook.store.writable', {
+    description: 'Whether the delivery store can write (1) or not (0): why, in its state attribute',
+    unit: '1',
+  });
+  const held = meter.createObservableGauge('kyc.webhook.store.held_results', {
+    description: 'Finished attempts whose results wait for the store to write again',
+    unit: '{result}',
   });
 
   return {
@@ -191,8 +207,16 @@ export function createEngineTelemetry(api: OtelApi, options: DeliveryEngineTelem
       };
     },
 
-    observeQueue(stats, now, onError) {
+    observeQueue(stats, now, onError, health) {
+      const gauges = [depth, oldestDue, writable, held];
       const callback = async (observer: Parameters<Parameters<typeof meter.addBatchObservableCallback>[0]>[0]) => {
+        // The store's own account first: it is what an outage needs, and costs no store call.
+        const storeHealth = health?.();
+        if (storeHealth !== undefined) {
+          const state = storeHealth.writable ? 'ok' : storeHealth.fenced ? 'fenced' : 'outage';
+          observer.observe(writable, storeHealth.writable ? 1 : 0, { state });
+          observer.observe(held, storeHealth.heldResults);
+        }
         let current: QueueStats;
         try {
           current = await stats();
@@ -207,8 +231,8 @@ export function createEngineTelemetry(api: OtelApi, options: DeliveryEngineTelem
         const age = current.oldestDueAt === undefined ? 0 : Math.max(0, now() - current.oldestDueAt) / 1000;
         observer.observe(oldestDue, age);
       };
-      meter.addBatchObservableCallback(callback, [depth, oldestDue]);
-      return () => meter.removeBatchObservableCallback(callback, [depth, oldestDue]);
+      meter.addBatchObservableCallback(callback, gauges);
+      return () => meter.removeBatchObservableCallback(callback, gauges);
     },
   };
 }
