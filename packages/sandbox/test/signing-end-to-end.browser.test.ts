@@ -38,10 +38,12 @@ const useUrl = async (webhookUrl: string) => {
   visible.push(await answer.text());
   expect(answer.status).toBe(200);
 };
+let lastEventId = '';
 const triggered = async () => {
   const run = await trigger(sandbox.url, USER, ['approved']);
   visible.push(run.stdout, run.stderr);
   expect(run.code).toBe(0);
+  lastEventId = /webhook (evt_\w+)/.exec(run.stdout)?.[1] ?? '';
   return /finished (sess_\w+)/.exec(run.stdout)?.[1] ?? '';
 };
 const signaturesIn = (audit: { signatureHeaders: Readonly<Record<string, string | null>> }) =>
@@ -150,6 +152,13 @@ describe.skipIf(!(await chromiumAvailable()))('signing secrets end to end', { ti
       const during = await receiver.auditOf(await triggered());
       expect(during).toMatchObject({ httpStatus: 200, signatureVerified: true, signingSecretLabel: 'secret-2' });
       expect(signaturesIn(during)).toBe(2);
+      // The attempt inspector: the header as sent, and which secrets made it (labels and ages, no value).
+      await page.goto(`${sandbox.url}/dashboard/deliveries/${lastEventId}`);
+      const sent = during.signatureHeaders[HEADERS.webhookSignature] ?? '';
+      await expect(page.getByRole('row', { name: /webhook-signature/ }).textContent()).resolves.toContain(sent);
+      await expect(page.locator('.signed-with').first().textContent()).resolves.toMatch(
+        /Signed with secret-2 \(then \d+ s old\) and secret-1 \(then [\d.]+ (s|min) old\)/,
+      );
 
       const ended = await cli(['signing-secret', 'end-overlap']);
       expect(ended.stdout).toMatch(/^secret-2 \(current\), created .* ago\n$/);
