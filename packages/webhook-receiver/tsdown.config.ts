@@ -15,6 +15,12 @@ export default defineConfig([
       'src/aws-lambda.ts',
       'src/redis.ts',
       'src/postgres.ts',
+      'src/inbox.ts',
+      'src/inbox-pg.ts',
+      'src/inbox-drizzle.ts',
+      'src/inbox-kysely.ts',
+      'src/inbox-knex.ts',
+      'src/inbox-mysql2.ts',
       'src/testing.ts',
     ],
     // The core runs on edge runtimes: nothing may resolve through Node's conditions.

@@ -13,6 +13,8 @@ describe('protocol constants', () => {
     expect(contracts.API_BASE_PATH).toBe('/api/v1/kyc');
     expect(contracts.DEFAULT_IDEMPOTENCY_TTL_MS).toBe(7 * 86_400_000);
     expect(contracts.DEFAULT_HANDLER_TIMEOUT_MS).toBeLessThan(contracts.WEBHOOK_RESPONSE_DEADLINE_MS);
+    expect(contracts.DEFAULT_INBOX_RETENTION_MS).toBeGreaterThan(contracts.DEFAULT_IDEMPOTENCY_TTL_MS);
+    expect(contracts.DEFAULT_INBOX_LOCK_TIMEOUT_MS).toBeLessThan(contracts.DEFAULT_HANDLER_TIMEOUT_MS);
   });
 
   it('are frozen', () => {

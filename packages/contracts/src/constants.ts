@@ -161,6 +161,20 @@ export const SESSION_ID_MAX_LENGTH = 256;
  */
 export const DEFAULT_IDEMPOTENCY_LEASE_MS = 5 * 60 * 1000;
 
+/**
+ * How long a receiver's transactional inbox keeps an event's key before `pruneInbox` may delete
+ * it: 30 days, longer than the 7 days a processed event is remembered for manual redelivery
+ * ({@link DEFAULT_IDEMPOTENCY_TTL_MS}), so a redelivery inside that horizon always finds its key.
+ */
+export const DEFAULT_INBOX_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * How long a delivery waits for the same event's key (or its session) held by another delivery's
+ * open transaction before the receiver answers 409: 5 seconds, well inside the 25 s handler
+ * timeout, so the waiting delivery still answers before the sender's 30 s deadline.
+ */
+export const DEFAULT_INBOX_LOCK_TIMEOUT_MS = 5_000;
+
 /** The `Allow` header a receiver sends with a 405 answer (RFC 9110 §15.5.6). */
 export const ALLOW_HEADER = 'allow';
 

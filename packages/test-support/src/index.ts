@@ -20,6 +20,8 @@ export { type RuntimeName, runtimeBinary } from './runtime-binary.js';
 export {
   CHROMIUM_PATH,
   chromiumAvailable,
+  MYSQL_URL,
+  mysqlAvailable,
   POSTGRES_URL,
   postgresAvailable,
   REDIS_URL,

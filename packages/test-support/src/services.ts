@@ -9,6 +9,8 @@ import { Socket } from 'node:net';
 
 export const POSTGRES_URL = process.env.KYC_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const REDIS_URL = process.env.KYC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** MariaDB (or MySQL): root without a password, database `test`, as `.ci/run` starts it. */
+export const MYSQL_URL = process.env.KYC_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
 export const CHROMIUM_PATH = process.env.KYC_TEST_CHROMIUM ?? '/usr/bin/chromium';
 
 export const servicesRequired = process.env.KYC_REQUIRE_SERVICES === '1';
@@ -49,10 +51,13 @@ async function gate(name: string, reason: Promise<string | undefined>): Promise<
 let postgres: Promise<boolean> | undefined;
 let redis: Promise<boolean> | undefined;
 let chromium: Promise<boolean> | undefined;
+let mysql: Promise<boolean> | undefined;
 
 export const postgresAvailable = (): Promise<boolean> =>
   (postgres ??= gate(`Postgres at ${POSTGRES_URL}`, canConnect(POSTGRES_URL, 5432)));
 export const redisAvailable = (): Promise<boolean> =>
   (redis ??= gate(`Redis at ${REDIS_URL}`, canConnect(REDIS_URL, 6379)));
+export const mysqlAvailable = (): Promise<boolean> =>
+  (mysql ??= gate(`MySQL/MariaDB at ${MYSQL_URL}`, canConnect(MYSQL_URL, 3306)));
 export const chromiumAvailable = (): Promise<boolean> =>
   (chromium ??= gate(`Chromium at ${CHROMIUM_PATH}`, fileExists(CHROMIUM_PATH)));

@@ -25,7 +25,7 @@ function part(value: string | undefined): string {
  * Longest key handed to a store. Session ids and times are bounded by the contract, but a
  * `Webhook-Id` header is not, and a Postgres btree index refuses keys past about 2.7 KB.
  */
-const MAX_KEY_LENGTH = 512;
+export const MAX_KEY_LENGTH = 512;
 
 function bounded(key: string): string {
   return key.length <= MAX_KEY_LENGTH ? key : `${key.slice(0, MAX_KEY_LENGTH - 32)}#${hash53(key)}`;

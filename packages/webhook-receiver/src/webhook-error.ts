@@ -15,6 +15,7 @@ import type { WebhookIssue } from '@kyc/contracts/webhook-reader';
  * - `invalid_option`: a receiver or store option is wrong (bad key, bad table name, …).
  * - `unsupported_event`: an adapter got something that is not an HTTP request of its platform (a
  *   Lambda event that is not from API Gateway or a function URL).
+ * - `inbox_table_missing`: the transactional inbox's table does not exist (run `migrateInbox`).
  */
 export type WebhookErrorCode =
   | 'parsed_body'
@@ -29,7 +30,8 @@ export type WebhookErrorCode =
   | 'body_already_consumed'
   | 'body_unreadable'
   | 'invalid_option'
-  | 'unsupported_event';
+  | 'unsupported_event'
+  | 'inbox_table_missing';
 
 /** What the receiver answers for each code: 4xx for the sender's input, 500 for our own set-up. */
 const STATUS_BY_CODE: Readonly<Record<WebhookErrorCode, number>> = {
@@ -46,6 +48,7 @@ const STATUS_BY_CODE: Readonly<Record<WebhookErrorCode, number>> = {
   body_unreadable: 400,
   invalid_option: 500,
   unsupported_event: 500,
+  inbox_table_missing: 500,
 };
 
 /** Options of {@link WebhookError}. */

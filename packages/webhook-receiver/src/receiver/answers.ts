@@ -69,10 +69,16 @@ function json(
 
 const PROCESSED = json('processed', undefined, WEBHOOK_SUCCESS_STATUS, { received: true });
 const DUPLICATE = json('duplicate', undefined, WEBHOOK_SUCCESS_STATUS, { received: true, duplicate: true });
+const STALE = json('stale', undefined, WEBHOOK_SUCCESS_STATUS, { received: true, stale: true });
 
 /** 200: processed now, or already processed before. Shared frozen objects: adapters must copy, not mutate. */
 export function acceptedAnswer(duplicate: boolean): ReceiverAnswer {
   return duplicate ? DUPLICATE : PROCESSED;
+}
+
+/** 200 for a result older than the one applied to its session (inbox mode): acknowledged, not acted on. */
+export function staleAnswer(): ReceiverAnswer {
+  return STALE;
 }
 
 // Answers are built once per distinct (status, code, Retry-After) and reused: a few dozen at most.

@@ -1,5 +1,6 @@
 import { CONTENT_LENGTH_HEADER, HEADERS, WEBHOOK_METHOD } from '@kyc/contracts/webhook-reader';
 import type { ClaimResult } from '../idempotency/store.js';
+import { runInbox } from '../inbox/run-inbox.js';
 import { AUTH_MALFORMED, AUTH_MISSING, matchAuthorization } from '../match-authorization.js';
 import { type KycWebhookEvent, parseWebhook } from '../parse-webhook.js';
 import type { StandardWebhooksVerifier } from '../signatures/standard-webhooks.js';
@@ -119,6 +120,8 @@ async function receive(options: ResolvedOptions, input: ReceiverInput, trace: Re
   }
   trace.event = event;
 
+  // Inbox mode: the key lives in the customer's transaction, not in a claim store.
+  if (options.inbox !== undefined) return await runInbox(options, options.inbox, event, input, trace);
   const key = event.idempotencyKey;
   let claimed: ClaimResult;
   try {
@@ -164,8 +167,8 @@ function toResponse(answer: ReceiverAnswer): Response {
  * });
  * export const POST = (request: Request) => receiver.handle(request);
  */
-export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookReceiver {
-  const resolved = resolveOptions(options);
+export function createWebhookReceiver<Tx = undefined>(options: WebhookReceiverOptions<Tx>): WebhookReceiver {
+  const resolved = resolveOptions(options as WebhookReceiverOptions<unknown>);
   const { listeners, logger, now } = resolved;
   // Without listeners (no audit trail, no telemetry) the answer goes straight back; the list can
   // shrink after the first request (telemetry without @opentelemetry/api), so it is read each time.

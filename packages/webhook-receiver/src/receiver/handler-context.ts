@@ -1,3 +1,4 @@
+import type { SupersededBy } from '../inbox/types.js';
 import type { ReceiverInput, WebhookContext } from './types.js';
 
 /**
@@ -12,7 +13,7 @@ import type { ReceiverInput, WebhookContext } from './types.js';
  * what they reach) and promote them to the old generation: measured over HTTP (issue 21), ~530 B
  * promoted per request and the young generation grown fourfold, against ~4 B without it.
  */
-export class HandlerContext implements WebhookContext {
+export class HandlerContext implements WebhookContext<unknown> {
   #controller: AbortController | undefined;
   #header: ((name: string) => string | undefined) | undefined;
 
@@ -20,6 +21,10 @@ export class HandlerContext implements WebhookContext {
     readonly idempotencyKey: string,
     readonly webhookId: string | undefined,
     private readonly input: ReceiverInput,
+    /** Inbox mode: the open transaction's own object; `undefined` otherwise. */
+    readonly tx: unknown = undefined,
+    /** Inbox mode: the newer result already applied to the session, when this one is older. */
+    readonly supersededBy: SupersededBy | undefined = undefined,
   ) {}
 
   /** A function of its own, made at the first read, so that `const { header } = context` works. */

@@ -3,6 +3,7 @@
  * (the finer reason is the `error.code` of the answer's body):
  * - `processed`: the handler ran and succeeded (200);
  * - `duplicate`: the event was processed before, the handler did not run (200);
+ * - `stale`: inbox mode, a result older than the one applied to its session: recorded, handler not run (200);
  * - `in_progress`: another delivery of the event is being handled (409);
  * - `unauthorized`: missing, malformed or wrong `Authorization`, or a refused signature (401);
  * - `invalid`: not a POST (405), or a body that is not a webhook (400);
@@ -15,6 +16,7 @@
 export type ReceiveOutcome =
   | 'processed'
   | 'duplicate'
+  | 'stale'
   | 'in_progress'
   | 'unauthorized'
   | 'invalid'

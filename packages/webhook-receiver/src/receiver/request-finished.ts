@@ -1,3 +1,4 @@
+import type { InboxOutcome } from '../inbox/types.js';
 import type { KycWebhookEvent } from '../parse-webhook.js';
 import { errorFields } from './error-fields.js';
 import { isThenable } from './is-thenable.js';
@@ -37,6 +38,8 @@ export interface RequestFinished {
   readonly authKeyIndex: number | undefined;
   /** The Standard Webhooks check, when `signingSecrets` is set and it ran. */
   readonly signature: { readonly verified: boolean; readonly secretIndex: number | undefined } | undefined;
+  /** Inbox mode: what the inbox did (effect committed, rolled back, duplicate …); unset otherwise or before the inbox. */
+  readonly inbox: InboxOutcome | undefined;
   /** A request header by lower-case name. */
   header(name: string): string | undefined;
 }
@@ -63,6 +66,7 @@ export class RequestTrace implements Mutable<Omit<RequestFinished, 'header'>> {
   body: Uint8Array | undefined = undefined;
   authKeyIndex: number | undefined = undefined;
   signature: RequestFinished['signature'] = undefined;
+  inbox: InboxOutcome | undefined = undefined;
 
   constructor(
     readonly receivedAt: number,

@@ -7,6 +7,7 @@ import {
 } from '@kyc/contracts/webhook-reader';
 import { memoryIdempotencyStore } from '../idempotency/memory.js';
 import type { ClaimOptions, CompleteOptions, IdempotencyStore } from '../idempotency/store.js';
+import { type PreparedInbox, prepareInbox } from '../inbox/define-inbox.js';
 import { createStandardWebhooksVerifier, type StandardWebhooksVerifier } from '../signatures/standard-webhooks.js';
 import { telemetryListener } from '../telemetry/telemetry-listener.js';
 import { WebhookError } from '../webhook-error.js';
@@ -17,8 +18,10 @@ import type { AuditTrail, ReceiverLogger, WebhookHandler, WebhookReceiverOptions
 /** Options after validation, with every default applied. */
 export interface ResolvedOptions {
   readonly authKeys: readonly string[] | undefined;
-  readonly onEvent: WebhookHandler;
+  readonly onEvent: WebhookHandler<unknown>;
   readonly store: IdempotencyStore;
+  /** Inbox mode: the customer's database holds the keys (the store is then unused). */
+  readonly inbox: PreparedInbox<unknown> | undefined;
   readonly maxBodyBytes: number;
   readonly strict: boolean;
   readonly handlerTimeoutMs: number;
@@ -57,7 +60,7 @@ function positive(name: string, value: unknown, fallback: number, max = Number.M
   return value;
 }
 
-function storeOf(options: WebhookReceiverOptions): IdempotencyStore {
+function storeOf(options: WebhookReceiverOptions<unknown>): IdempotencyStore {
   const store: unknown = options.idempotencyStore;
   if (store === undefined) return memoryIdempotencyStore();
   const methods = store as Partial<Record<keyof IdempotencyStore, unknown>>;
@@ -71,7 +74,7 @@ function storeOf(options: WebhookReceiverOptions): IdempotencyStore {
   return store as IdempotencyStore;
 }
 
-function resolveKeys(options: WebhookReceiverOptions): readonly string[] | undefined {
+function resolveKeys(options: WebhookReceiverOptions<unknown>): readonly string[] | undefined {
   const given: unknown = options.authKeys;
   if (given === undefined) {
     if (options.allowUnauthenticated === true) return undefined;
@@ -100,7 +103,15 @@ function secretsOf(authKeys: readonly string[] | undefined, signingSecrets: unkn
 }
 
 /** Validates options and applies defaults; throws `WebhookError('invalid_option')` naming the option. */
-export function resolveOptions(options: WebhookReceiverOptions): ResolvedOptions {
+function inboxOf(options: WebhookReceiverOptions<unknown>): PreparedInbox<unknown> | undefined {
+  if (options.inbox === undefined) return undefined;
+  // Two records of "processed" would disagree after a crash between them: one or the other.
+  if (options.idempotencyStore !== undefined)
+    invalid('inbox and idempotencyStore exclude each other: the inbox is the record of processed events.');
+  return prepareInbox(options.inbox, 'createWebhookReceiver');
+}
+
+export function resolveOptions(options: WebhookReceiverOptions<unknown>): ResolvedOptions {
   if (typeof options !== 'object' || options === null) invalid('options must be an object.');
   if (typeof options.onEvent !== 'function') invalid('onEvent must be a function.');
   const secrets = options.signingSecrets;
@@ -137,6 +148,7 @@ export function resolveOptions(options: WebhookReceiverOptions): ResolvedOptions
     authKeys,
     onEvent: options.onEvent,
     store: storeOf(options),
+    inbox: inboxOf(options),
     maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
     strict: options.strict === true,
     handlerTimeoutMs: positive('handlerTimeoutMs', options.handlerTimeoutMs, DEFAULT_HANDLER_TIMEOUT_MS, MAX_TIMER_MS),

@@ -1,11 +1,15 @@
 import type { IdempotencyStore } from '../idempotency/store.js';
+import type { Inbox, SupersededBy } from '../inbox/types.js';
 import type { KycWebhookEvent } from '../parse-webhook.js';
 import type { ReceiverTelemetryOptions } from '../telemetry/telemetry-options.js';
 import type { AuthKeys } from '../verify-authorization.js';
 import type { AnswerCode, ReceiveOutcome } from './outcome.js';
 
-/** What the handler learns about the delivery besides the event. */
-export interface WebhookContext {
+/**
+ * What the handler learns about the delivery besides the event. `Tx` is the transaction type of
+ * the `inbox` (e.g. a Drizzle transaction); without an inbox it is `undefined`.
+ */
+export interface WebhookContext<Tx = undefined> {
   /** The key this event is deduplicated on. */
   readonly idempotencyKey: string;
   /** The `Webhook-Id` header, when sent. */
@@ -14,10 +18,21 @@ export interface WebhookContext {
   readonly signal: AbortSignal;
   /** Reads a request header by its lower-case name. */
   header(name: string): string | undefined;
+  /**
+   * Inbox mode: the open transaction on your database. Write through it, and your writes commit
+   * together with the event's key (or roll back together when you throw). `undefined` otherwise.
+   */
+  readonly tx: Tx;
+  /**
+   * Inbox mode: set when a newer result was already applied to this session (see
+   * docs/idempotency.md for what "newer" means); the handler only sees it with
+   * `staleResults: 'run'`. Always `undefined` without an inbox.
+   */
+  readonly supersededBy: SupersededBy | undefined;
 }
 
 /** Runs the customer's business logic once per event. Throwing makes the receiver answer 500 and allow a retry. */
-export type WebhookHandler = (event: KycWebhookEvent, context: WebhookContext) => unknown;
+export type WebhookHandler<Tx = undefined> = (event: KycWebhookEvent, context: WebhookContext<Tx>) => unknown;
 
 /** Fields attached to a log line: codes, statuses, ids — never a key, a secret or a body. */
 export type LogFields = Readonly<Record<string, unknown>>;
@@ -41,11 +56,17 @@ export interface AuditTrail {
 }
 
 /** Options shared by both ways of authenticating (or not). */
-export interface BaseReceiverOptions {
+export interface BaseReceiverOptions<Tx = undefined> {
   /** Your business logic, run once per event. */
-  readonly onEvent: WebhookHandler;
+  readonly onEvent: WebhookHandler<Tx>;
   /** Where processed events are remembered. Default: {@link memoryIdempotencyStore} (one process only). */
   readonly idempotencyStore?: IdempotencyStore;
+  /**
+   * A transactional inbox on your own database (`pgInbox(pool)` from `/inbox/pg`, `drizzleInbox`
+   * …): the event's key is written in the same transaction as the handler's writes
+   * (`context.tx`), and the answer is 200 only after that commit. Replaces `idempotencyStore`.
+   */
+  readonly inbox?: Inbox<Tx>;
   /** Largest body accepted, in bytes. Default 1 MiB; larger bodies get 413 without being read. */
   readonly maxBodyBytes?: number;
   /** Refuse (400) bodies with any issue instead of passing them on with `event.issues`. */
@@ -81,7 +102,7 @@ export interface BaseReceiverOptions {
 }
 
 /** Receive deliveries that carry `Authorization: Bearer <Auth Key>`. */
-export interface AuthenticatedReceiverOptions extends BaseReceiverOptions {
+export interface AuthenticatedReceiverOptions<Tx = undefined> extends BaseReceiverOptions<Tx> {
   /** The Auth Key, or several during a rotation. Each at least 16 characters. */
   readonly authKeys: AuthKeys;
   readonly allowUnauthenticated?: boolean;
@@ -91,14 +112,16 @@ export interface AuthenticatedReceiverOptions extends BaseReceiverOptions {
  * Receive v1 deliveries, which carry no `Authorization` header. Confirm each event by fetching
  * its details URL with the client before acting on it (see the README).
  */
-export interface UnauthenticatedReceiverOptions extends BaseReceiverOptions {
+export interface UnauthenticatedReceiverOptions<Tx = undefined> extends BaseReceiverOptions<Tx> {
   readonly authKeys?: undefined;
   /** Must be `true`: an explicit opt-out of header authentication. */
   readonly allowUnauthenticated: true;
 }
 
 /** Options of {@link createWebhookReceiver}. */
-export type WebhookReceiverOptions = AuthenticatedReceiverOptions | UnauthenticatedReceiverOptions;
+export type WebhookReceiverOptions<Tx = undefined> =
+  | AuthenticatedReceiverOptions<Tx>
+  | UnauthenticatedReceiverOptions<Tx>;
 
 /** A request as every adapter can describe it: the core needs nothing more. */
 export interface ReceiverInput {

@@ -1,0 +1,12 @@
+/**
+ * The transactional inbox through `drizzle` (an optional peer dependency).
+ *
+ * @packageDocumentation
+ */
+
+export {
+  type DrizzleInboxOptions,
+  type DrizzleLike,
+  type DrizzleTransactionLike,
+  drizzleInbox,
+} from './inbox/adapters/drizzle.js';

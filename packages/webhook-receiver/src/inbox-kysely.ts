@@ -1,0 +1,12 @@
+/**
+ * The transactional inbox through `kysely` (an optional peer dependency).
+ *
+ * @packageDocumentation
+ */
+
+export {
+  type KyselyInboxOptions,
+  type KyselyLike,
+  type KyselyTransactionLike,
+  kyselyInbox,
+} from './inbox/adapters/kysely.js';

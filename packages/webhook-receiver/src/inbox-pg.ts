@@ -1,0 +1,7 @@
+/**
+ * The transactional inbox on Postgres through `pg` (an optional peer dependency).
+ *
+ * @packageDocumentation
+ */
+
+export { type PgClientLike, type PgPoolLike, pgInbox } from './inbox/adapters/pg.js';

@@ -1,0 +1,58 @@
+import { CompiledQuery } from 'kysely';
+import { WebhookError } from '../../webhook-error.js';
+import { defineInbox } from '../define-inbox.js';
+import { numberPlaceholders } from '../placeholders.js';
+import type { Inbox, InboxDialect, InboxOptions } from '../types.js';
+
+/** What the inbox uses of a Kysely controlled transaction (structural). */
+export interface KyselyTransactionLike {
+  executeQuery(query: CompiledQuery): Promise<{ rows: unknown[]; numAffectedRows?: bigint }>;
+  commit(): { execute(): Promise<void> };
+  rollback(): { execute(): Promise<void> };
+}
+
+/** What the inbox uses of a `Kysely` instance (0.28 or later: `startTransaction`). */
+export interface KyselyLike<Trx extends KyselyTransactionLike> {
+  startTransaction(): { execute(): Promise<Trx> };
+}
+
+/** Options of {@link kyselyInbox}: the inbox's, and the SQL family of the Kysely dialect. */
+export interface KyselyInboxOptions extends InboxOptions {
+  /** Default `'postgres'`; `'mysql'` for Kysely's MysqlDialect (mysql2). */
+  readonly dialect?: InboxDialect;
+}
+
+/**
+ * A transactional inbox through Kysely. The handler gets the controlled transaction as
+ * `context.tx` (`tx.updateTable('accounts')…`); Kysely refuses it once committed or rolled back.
+ *
+ * @example
+ * const inbox = kyselyInbox(db); // db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
+ */
+export function kyselyInbox<Trx extends KyselyTransactionLike>(
+  db: KyselyLike<Trx>,
+  options: KyselyInboxOptions = {},
+): Inbox<Trx> {
+  if (typeof db?.startTransaction !== 'function')
+    throw new WebhookError('invalid_option', 'kyselyInbox: pass a Kysely instance (0.28 or later).');
+  const { dialect = 'postgres', ...inboxOptions } = options;
+  const text = dialect === 'postgres' ? numberPlaceholders : (sql: string) => sql;
+  return defineInbox(
+    {
+      dialect,
+      async begin() {
+        const trx = await db.startTransaction().execute();
+        return {
+          tx: trx,
+          async query(sql, params) {
+            const result = await trx.executeQuery(CompiledQuery.raw(text(sql), [...params]));
+            return { rows: result.rows as Record<string, unknown>[], affected: Number(result.numAffectedRows ?? 0) };
+          },
+          commit: () => trx.commit().execute(),
+          rollback: () => trx.rollback().execute(),
+        };
+      },
+    },
+    inboxOptions,
+  );
+}
