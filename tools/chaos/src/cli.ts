@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { clockStep } from './scenarios/clock-step.js';
 import { diskFull } from './scenarios/disk-full.js';
 import { fuzz } from './scenarios/fuzz.js';
+import { inbox } from './scenarios/inbox.js';
 import { listenerKills } from './scenarios/listener-kills.js';
 import { lockTamper } from './scenarios/lock-tamper.js';
 import { networkFaults } from './scenarios/network-faults.js';
@@ -46,6 +47,7 @@ const SCENARIOS: readonly Scenario[] = [
   pgClockStep,
   networkFaults,
   receiverStorms,
+  inbox,
   storePartition,
   listenerKills,
   fuzz,
