@@ -153,6 +153,8 @@ function recordOf(finished: RequestFinished, options: RecordOptions, bodySha256:
     durationMs: Math.round(finished.durationMs),
     handlerMs: finished.handlerMs === undefined ? null : Math.round(finished.handlerMs),
   };
+  // Inbox mode only, so entries of other receivers keep their shape (and their fast canonical JSON).
+  if (finished.inbox !== undefined) Object.assign(record, { inbox: finished.inbox });
   const withBody = options.includeBody && body !== undefined ? Object.assign(record, bodyFields(body)) : record;
   // The body hash stays the hash of the bytes received; only what is shown in clear is redacted.
   const configured = options.secrets;

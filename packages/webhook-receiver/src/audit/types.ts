@@ -1,4 +1,5 @@
 import type { HEADERS } from '@kyc/contracts/webhook-reader';
+import type { InboxOutcome } from '../inbox/types.js';
 import type { AnswerCode, ReceiveOutcome } from '../receiver/outcome.js';
 
 /** The Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`) exactly as received (`null` when absent). */
@@ -52,6 +53,12 @@ export interface AuditRecord {
   readonly durationMs: number;
   /** Milliseconds the handler ran before the answer, when it ran. */
   readonly handlerMs: number | null;
+  /**
+   * Inbox mode only: what became of the effect — `committed` (the handler's writes and the key
+   * committed before the 200), `rolled_back` (handler failed or outlived the deadline: nothing
+   * kept), `duplicate`, `stale_skipped`, `lock_timeout` or `unavailable`. Absent otherwise.
+   */
+  readonly inbox?: InboxOutcome;
   /** The raw body as UTF-8 text, only with `auditTrail({ includeBody: true })` (personal data). */
   readonly body?: string;
   /** The raw body in base64, with `includeBody`, when it is not valid UTF-8. */

@@ -27,6 +27,12 @@ function instrument(api: OtelApi, options: ReceiverTelemetryOptions, trustTraceC
     unit: 's',
     advice: { explicitBucketBoundaries: HANDLER_BUCKETS },
   });
+  // Inbox mode: one count per inbox result (six values), e.g. duplicates absorbed, stale results skipped.
+  const inboxResults = meter.createCounter('kyc.webhook.inbox', {
+    description: 'Deliveries handled by the transactional inbox, by result',
+    unit: '{request}',
+  });
+  const byInbox = new Map<string, Attributes>();
   const getter = {
     keys: () => [TRACEPARENT, TRACESTATE],
     get: (carrier: RequestFinished, key: string) => carrier.header(key),
@@ -49,6 +55,14 @@ function instrument(api: OtelApi, options: ReceiverTelemetryOptions, trustTraceC
       const attributes = attributesOf(answer.outcome);
       received.add(1, attributes);
       if (finished.handlerMs !== undefined) handlerDuration.record(finished.handlerMs / 1000, attributes);
+      if (finished.inbox !== undefined) {
+        let result = byInbox.get(finished.inbox);
+        if (result === undefined) {
+          result = Object.freeze({ result: finished.inbox });
+          byInbox.set(finished.inbox, result);
+        }
+        inboxResults.add(1, result);
+      }
       // The span is written when the answer is known (the request-finished seam): its start is
       // set back by the measured duration.
       const active = api.context.active();
@@ -102,6 +116,7 @@ function spanAttributes(finished: RequestFinished): Attributes {
     attributes['kyc.webhook.idempotency_key'] = event.idempotencyKey;
   }
   if (finished.handlerMs !== undefined) attributes['kyc.webhook.handler.duration'] = finished.handlerMs / 1000;
+  if (finished.inbox !== undefined) attributes['kyc.webhook.inbox.result'] = finished.inbox;
   return attributes;
 }
 
