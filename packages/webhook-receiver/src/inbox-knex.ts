@@ -4,4 +4,4 @@
  * @packageDocumentation
  */
 
-export { knexInbox } from './inbox/adapters/knex.js';
+export { type KnexLike, knexInbox } from './inbox/adapters/knex.js';

@@ -25,6 +25,11 @@ const CONSUMER_DEPENDENCIES = {
   '@opentelemetry/api': '^1.9.0',
   fastify: '^5.0.0',
   pg: '^8.11.0',
+  // The receiver's inbox adapters (issue 29), one entry each.
+  'drizzle-orm': '^0.45.0',
+  knex: '^3.1.0',
+  kysely: '^0.29.0',
+  mysql2: '^3.11.0',
 };
 
 /** `pnpm pack` of every public package into `into`: package name → `file:` tarball. */

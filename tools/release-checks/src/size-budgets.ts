@@ -12,11 +12,14 @@
  * (d867504) and the engine's SQLite owner work landed: delivery-engine 275 / 933 KB, sandbox
  * 427 / 1 494 KB; their budgets were set again from those by the same rule. A change that needs
  * more raises the number here, in the same pull request, saying what the bytes bought.
+ * The receiver's transactional inbox (issue 29: six entries — the core and the pg, Drizzle,
+ * Kysely, Knex and mysql2 adapters — their sources and the two SQL files) took it to 286 / 1 057
+ * KB; its budget was set again from that by the same rule.
  */
 export const SIZE_BUDGETS: Readonly<Record<string, { readonly packed: number; readonly unpacked: number }>> = {
   '@kyc/client': { packed: 130_000, unpacked: 510_000 },
   '@kyc/contracts': { packed: 140_000, unpacked: 630_000 },
   '@kyc/delivery-engine': { packed: 320_000, unpacked: 1_080_000 },
   '@kyc/sandbox': { packed: 500_000, unpacked: 1_720_000 },
-  '@kyc/webhook-receiver': { packed: 270_000, unpacked: 990_000 },
+  '@kyc/webhook-receiver': { packed: 330_000, unpacked: 1_220_000 },
 };

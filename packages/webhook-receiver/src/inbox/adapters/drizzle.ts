@@ -5,9 +5,12 @@ import { defineInbox } from '../define-inbox.js';
 import { affectedOf } from '../placeholders.js';
 import type { Inbox, InboxDialect, InboxOptions } from '../types.js';
 
-/** What the inbox uses of a Drizzle transaction (structural). */
+/**
+ * What the inbox uses of a Drizzle transaction (structural). The query's type is left open so
+ * that these declarations never load Drizzle's own (which need every driver's types to check).
+ */
 export interface DrizzleTransactionLike {
-  execute(query: SQL): PromiseLike<unknown>;
+  execute(query: never): PromiseLike<unknown>;
 }
 
 /** What the inbox uses of a Drizzle database: `transaction(callback)`. */
@@ -60,7 +63,7 @@ export function drizzleInbox<Tx extends DrizzleTransactionLike>(
       begin: () =>
         bridgeTransaction<Tx>(
           (body) => db.transaction(body),
-          async (tx, text, params) => normalizeResult(await tx.execute(toSql(text, params)), affectedOf),
+          async (tx, text, params) => normalizeResult(await tx.execute(toSql(text, params) as never), affectedOf),
         ),
     },
     inboxOptions,

@@ -10,7 +10,7 @@ import type { Inbox, InboxDialect, InboxOptions } from '../types.js';
  * Knex's own types (a type-only import: nothing of Knex is loaded by this module), because
  * `transaction` is overloaded and a structural type would lose `Knex.Transaction` for `context.tx`.
  */
-type KnexLike = Pick<Knex, 'transaction'> & { readonly client: { readonly config: Knex.Config } };
+export type KnexLike = Pick<Knex, 'transaction'> & { readonly client: { readonly config: Knex.Config } };
 
 function dialectOf(knex: KnexLike): InboxDialect {
   const client = String(knex.client?.config?.client ?? '');

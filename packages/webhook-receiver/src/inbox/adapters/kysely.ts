@@ -1,12 +1,14 @@
-import { CompiledQuery } from 'kysely';
 import { WebhookError } from '../../webhook-error.js';
 import { defineInbox } from '../define-inbox.js';
 import { numberPlaceholders } from '../placeholders.js';
 import type { Inbox, InboxDialect, InboxOptions } from '../types.js';
 
-/** What the inbox uses of a Kysely controlled transaction (structural). */
+/**
+ * What the inbox uses of a Kysely controlled transaction (structural: these declarations never
+ * load Kysely's, and this module never loads Kysely).
+ */
 export interface KyselyTransactionLike {
-  executeQuery(query: CompiledQuery): Promise<{ rows: unknown[]; numAffectedRows?: bigint }>;
+  executeQuery(query: never): Promise<{ rows: unknown[]; numAffectedRows?: bigint | undefined }>;
   commit(): { execute(): Promise<void> };
   rollback(): { execute(): Promise<void> };
 }
@@ -14,6 +16,21 @@ export interface KyselyTransactionLike {
 /** What the inbox uses of a `Kysely` instance (0.28 or later: `startTransaction`). */
 export interface KyselyLike<Trx extends KyselyTransactionLike> {
   startTransaction(): { execute(): Promise<Trx> };
+}
+
+let queries = 0;
+
+/**
+ * What Kysely's `CompiledQuery.raw(sql, parameters)` builds: the text, its parameters, a raw
+ * operation node, and an id plugins key their state on.
+ */
+function compiledQuery(sql: string, parameters: readonly unknown[]) {
+  return Object.freeze({
+    sql,
+    parameters: Object.freeze([...parameters]),
+    query: Object.freeze({ kind: 'RawNode', sqlFragments: Object.freeze([sql]), parameters: Object.freeze([]) }),
+    queryId: Object.freeze({ queryId: `kyc-inbox-${++queries}` }),
+  });
 }
 
 /** Options of {@link kyselyInbox}: the inbox's, and the SQL family of the Kysely dialect. */
@@ -45,7 +62,7 @@ export function kyselyInbox<Trx extends KyselyTransactionLike>(
         return {
           tx: trx,
           async query(sql, params) {
-            const result = await trx.executeQuery(CompiledQuery.raw(text(sql), [...params]));
+            const result = await trx.executeQuery(compiledQuery(text(sql), params) as never);
             return { rows: result.rows as Record<string, unknown>[], affected: Number(result.numAffectedRows ?? 0) };
           },
           commit: () => trx.commit().execute(),
