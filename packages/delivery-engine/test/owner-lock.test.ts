@@ -99,8 +99,11 @@ describe('the owner of an SQLite file', () => {
         expect((await store.get(id))?.state, id).toBe('delivered');
         expect(receiver.counts.get(id), id).toBe(inFlightAtKill.includes(id) ? 2 : 1);
         // Each second send is explained in the attempt log: one earlier send without a result.
+        // A row the owner had only reserved ahead (its runway) at the kill counts one possible
+        // send too: the successor cannot tell it from a sent one.
         const [only] = (await store.get(id))?.attemptLog ?? [];
-        expect(only?.unrecordedSends, id).toBe(inFlightAtKill.includes(id) ? 1 : 0);
+        if (inFlightAtKill.includes(id)) expect(only?.unrecordedSends, id).toBe(1);
+        else expect(only?.unrecordedSends, id).toBeLessThanOrEqual(1);
       }
     } finally {
       await store.close();

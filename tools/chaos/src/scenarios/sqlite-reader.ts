@@ -61,7 +61,7 @@ export const sqliteReader: Scenario = {
         'checkpoint-waits': [
           {
             file: 'store/sqlite/checkpointer.ts',
-            search: 'new Database(workerData.path, { timeout: 0 })',
+            search: 'new Database(workerData.path, { timeout: 10 })',
             replace: 'new Database(workerData.path, { timeout: 5000 })',
           },
         ],

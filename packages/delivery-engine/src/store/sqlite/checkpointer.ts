@@ -18,15 +18,17 @@ export const RESTART_ABOVE_PAGES = 1000;
 // its beginning only when a checkpoint has copied every frame before the next write, and the
 // owner commits every few milliseconds, so it never has (a 67 MB database grew a 1.1 GB WAL).
 // Past the threshold a RESTART checkpoint copies the few frames left so that the next write
-// starts the log again from its beginning. It never waits: with a busy timeout of 0, a RESTART that
-// finds a reader on an old snapshot (a `VACUUM INTO` backup, a report) or the owner mid-write
-// returns SQLITE_BUSY at once instead of holding the write lock while it waits (which stalled the
-// owner's event loop for its whole busy timeout, twice in a row), and is tried again on the next
-// tick; the WAL grows meanwhile, as it must while a reader needs its frames.
+// starts the log again from its beginning. It waits at most 10 ms (its busy timeout): long enough
+// to let a commit of the owner finish, short enough that a RESTART finding a reader on an old
+// snapshot (a `VACUUM INTO` backup, a report) holds the write lock, and so the owner, no longer
+// than that before it gives up with SQLITE_BUSY and tries again on the next tick. With the 5 s
+// timeout it had, the owner's event loop froze for 5 s at a time (10.2 s and 5.1 s measured); with
+// none, back-to-back commits kept it from ever restarting the log. The WAL grows meanwhile, as it
+// must while a reader needs its frames.
 const PROGRAM = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-const db = new Database(workerData.path, { timeout: 0 });
+const db = new Database(workerData.path, { timeout: 10 });
 const checkpoint = () => {
   try {
     const [passive] = db.pragma('wal_checkpoint(PASSIVE)');

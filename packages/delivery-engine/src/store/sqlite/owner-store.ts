@@ -3,10 +3,11 @@ import { ATTEMPT_COLUMNS, attemptValues, toQueueStats } from '../rows.js';
 import type { DeliveryStore, StoreHealth } from '../store.js';
 import { CommitQueue } from './commit-queue.js';
 import { prepareCommon } from './common-statements.js';
-import { claimOf, type DueRow, dueReader } from './due-reads.js';
+import { type DueRow, dueReader } from './due-reads.js';
 import { inFlightRecord } from './in-flight-record.js';
 import { LocalQueue } from './local-queue.js';
 import type { SqliteFile } from './open-sqlite.js';
+import { ownerClaims } from './owner-claims.js';
 import { Reservations } from './reservations.js';
 import { refuseTransaction, runSync, wrapSqliteError } from './run-sync.js';
 import { isStoreOutage } from './store-outage.js';
@@ -101,6 +102,8 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): D
     owned: () => owner.lock.held,
     commitSoon: () => commits.schedule(),
   });
+  const claims = ownerClaims({ reservations, queue, readDue, commits });
+  const { runway } = claims;
 
   const owned = <T>(what: string, write: () => Promise<T>): Promise<T> => {
     const refusal = broken ?? fenced;
@@ -129,29 +132,15 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): D
         );
       }),
     claim: (r) =>
-      owned('claim', async () => {
+      owned('claim', () => {
+        // While the store cannot write, nothing new is sent: its result could only be held.
+        const outage = commits.outage;
+        if (outage !== undefined) return Promise.reject(outage.error);
         const elapsed = r.elapsed ?? r.now;
         clockOffset = r.now - elapsed;
         // An inherited hold that ended left its delivery behind the read cursor.
         if (reservations.tick(elapsed, r.leaseMs)) queue.reset();
-        const rows = runTake(r);
-        if (rows.length === 0) return [];
-        const claims = rows.map((row) =>
-          claimOf(
-            row,
-            reservations.take({ id: row.id, origin: row.origin, lostLeases: row.lost_leases, attempts: row.attempts }),
-          ),
-        );
-        // Nothing is sent before the file lists it as in flight: a successor (after a crash or a
-        // takeover) then knows every send that may have no result.
-        try {
-          await commits.push(() => undefined);
-        } catch (error) {
-          for (const claim of claims) reservations.end(claim.id, claim.token);
-          queue.reset();
-          throw error;
-        }
-        return claims;
+        return claims.claim(r);
       }),
     complete(claim, attempt, next) {
       const reservation = reservations.get(claim.id);
@@ -197,12 +186,24 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): D
         const due = row === undefined ? undefined : Number(row.next_attempt_at);
         const holdEnd = reservations.nextHoldEnd(exclude);
         const heldUntil = holdEnd === undefined ? undefined : holdEnd + clockOffset;
-        return due === undefined || (heldUntil !== undefined && heldUntil < due) ? heldUntil : due;
+        const times = [due, heldUntil, runway.nextDue(exclude)].filter((t) => t !== undefined);
+        return times.length === 0 ? undefined : Math.min(...times);
       }),
     queueStats: (now) =>
       runSync('queueStats', () => {
         const row = stats.get({ now, held: JSON.stringify(reservations.ids()) }) as Row | undefined;
-        return { ...toQueueStats(row), inFlight: reservations.running + reservations.inheritedCount };
+        const counted = toQueueStats(row);
+        // The runway is due work not yet handed to the engine; the rest of the reservations are in flight.
+        const runwayDue = runway.nextDue([]);
+        return {
+          ...counted,
+          due: counted.due + runway.size,
+          inFlight: reservations.running - runway.size + reservations.inheritedCount,
+          oldestDueAt:
+            runwayDue !== undefined && (counted.oldestDueAt === undefined || runwayDue < counted.oldestDueAt)
+              ? runwayDue
+              : counted.oldestDueAt,
+        };
       }),
     health: (): StoreHealth => {
       const problem = broken ?? fenced ?? commits.outage?.error;
@@ -225,7 +226,10 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): D
       ),
     async close() {
       if (!db.open) return;
-      // Writes already queued (enqueues the caller awaits) go out before the file closes.
+      // The runway was never sent: it leaves the in-flight list, so a successor neither holds
+      // nor counts it. Writes already queued (enqueues the caller awaits) go out too.
+      claims.dropRunway();
+      commits.schedule();
       await commits.drain();
       commits.abandon(
         new DeliveryEngineError('store_error', 'sqliteDeliveryStore: closed before this write could be made'),
@@ -236,13 +240,4 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): D
       db.close();
     },
   };
-
-  function runTake(r: Parameters<DeliveryStore['claim']>[0]): DueRow[] {
-    let rows = queue.take(r);
-    if (rows.length < r.limit) {
-      readDue(r);
-      rows = rows.concat(queue.take(r, rows));
-    }
-    return rows;
-  }
 }

@@ -1,0 +1,86 @@
+import type { ClaimRequest } from '../store.js';
+import type { DueRow } from './due-reads.js';
+import type { Reservation } from './reservations.js';
+
+/** A row reserved ahead of the engine's claims. */
+export interface RunwayEntry {
+  readonly row: DueRow;
+  readonly reservation: Reservation;
+  /** The file lists it as in flight: it may be sent. */
+  durable: boolean;
+}
+
+/** How many rows the owner reserves ahead of its claims: about one engine's worth of free slots. */
+export const RUNWAY_ROWS = 16;
+
+/**
+ * Deliveries the owner reserved before the engine asked for them. Nothing may be sent before the
+ * file lists it as in flight (a successor must know every send that may lack a result), and a
+ * commit just for that before each send cost a tenth of the throughput. So the owner reserves a
+ * runway of due rows ahead, lists them in the next group commit (which the results of the moment
+ * pay for anyway), and hands them out only once that commit is durable. The price is on a crash:
+ * a successor also counts, and holds for a lease, the runway rows that were never sent.
+ */
+export class Runway {
+  #entries: RunwayEntry[] = [];
+
+  get size(): number {
+    return this.#entries.length;
+  }
+
+  /** Some entries wait for the commit that lists them. */
+  get listing(): boolean {
+    return this.#entries.some((entry) => !entry.durable);
+  }
+
+  add(entries: readonly RunwayEntry[]): void {
+    for (const entry of entries) this.#entries.push(entry);
+  }
+
+  /**
+   * Hands out, in due order, up to `request.limit` durable rows whose origin has room (the same
+   * room rules as a claim: `maxPerOrigin` less `busyOrigins`; none for `excludeOrigins`).
+   */
+  take(request: Pick<ClaimRequest, 'limit' | 'excludeOrigins' | 'maxPerOrigin' | 'busyOrigins'>): RunwayEntry[] {
+    const taken: RunwayEntry[] = [];
+    if (this.#entries.length === 0) return taken;
+    const maxPerOrigin = request.maxPerOrigin ?? request.limit;
+    const inFlight = new Map<string, number>(request.busyOrigins);
+    for (const origin of request.excludeOrigins) inFlight.set(origin, maxPerOrigin);
+    const kept: RunwayEntry[] = [];
+    for (const entry of this.#entries) {
+      const count = inFlight.get(entry.row.origin) ?? 0;
+      if (!entry.durable || taken.length >= request.limit || count >= maxPerOrigin) kept.push(entry);
+      else {
+        inFlight.set(entry.row.origin, count + 1);
+        taken.push(entry);
+      }
+    }
+    this.#entries = kept;
+    return taken;
+  }
+
+  /** How many rows of each origin the runway holds. */
+  perOrigin(): [string, number][] {
+    const counts = new Map<string, number>();
+    for (const { row } of this.#entries) counts.set(row.origin, (counts.get(row.origin) ?? 0) + 1);
+    return [...counts];
+  }
+
+  /** Removes and returns the entries `which` selects (those whose listing failed; all, at close). */
+  drop(which: (entry: RunwayEntry) => boolean = () => true): RunwayEntry[] {
+    const dropped = this.#entries.filter(which);
+    this.#entries = this.#entries.filter((entry) => !which(entry));
+    return dropped;
+  }
+
+  /** The earliest due time among rows outside `excludeOrigins` (they are due: the engine may claim them). */
+  nextDue(excludeOrigins: readonly string[]): number | undefined {
+    let earliest: number | undefined;
+    for (const { row } of this.#entries) {
+      if (excludeOrigins.includes(row.origin)) continue;
+      if (earliest === undefined || row.next_attempt_at < earliest) earliest = row.next_attempt_at;
+    }
+    return earliest;
+  }
+}
