@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { HEADERS } from '@kyc/contracts';
 import { createStandardWebhooksVerifier } from '@kyc/webhook-receiver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDeliveryEngine, type DeliveryEngine, sqliteDeliveryStore } from '../src/index.js';
+import { createDeliveryEngine, type DeliveryEngine, scaledClock, sqliteDeliveryStore } from '../src/index.js';
 import { bodyFor, recordAttempts } from './support/attempts.js';
 import {
   contract,
@@ -126,5 +126,31 @@ describe('the published contract', () => {
     expect(contract.counts().webhooks).toBe(receiver.requests.length);
     expect(receiver.requests.length).toBeGreaterThanOrEqual(3);
     contract.assertConforms();
+  });
+
+  it('stamps the wall time, also when the schedule runs on a scaled clock, so a receiver verifies it', async () => {
+    const fastReceiver = await startReceiver(() => 200);
+    // 60× fast: after 10 s the engine's clock is 10 minutes ahead of the wall, past the receiver's
+    // 5-minute tolerance, had the timestamp been taken from it.
+    const clock = scaledClock(60, { anchor: Date.now() - 10_000 });
+    const fast = createDeliveryEngine({
+      store: sqliteDeliveryStore({ path: ':memory:' }),
+      ...(await loopbackOptions()),
+      clock,
+      signing: { secret: ENGINE_SECRET },
+    });
+    try {
+      await fast.start();
+      await fast.enqueue({ url: fastReceiver.url, body: bodyFor('sig-scaled') });
+      await fastReceiver.waitFor(1);
+      const [request] = fastReceiver.requests;
+      const stamped = Number(request?.headers[HEADERS.webhookTimestamp]);
+      expect(Math.abs(stamped - Date.now() / 1000)).toBeLessThan(5);
+      const bytes = new TextEncoder().encode(request?.body);
+      expect(await engineVerifierFor().verify(signatureOf(request), bytes)).toMatchObject({ ok: true });
+    } finally {
+      await fast.stop();
+      await fastReceiver.close();
+    }
   });
 });

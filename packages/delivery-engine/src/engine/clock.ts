@@ -18,6 +18,12 @@ export interface Clock {
    * wall's pace as far as such a store can tell.
    */
   realMs?(clockMs: number): number;
+  /**
+   * The wall-clock time of a time read from this clock, for what another machine checks against
+   * its own wall clock (a signature's `webhook-timestamp`). A clock without it is taken to be
+   * the wall's (a manual clock in tests).
+   */
+  toWall?(clockMs: number): number;
 }
 
 /**

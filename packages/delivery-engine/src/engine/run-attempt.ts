@@ -59,7 +59,9 @@ export async function runAttempt(ctx: AttemptContext, claim: DeliveryClaim, sent
     headers = attemptHeaders({
       id: claim.id,
       attempt: attemptNumber,
-      timestampMs: startedAt,
+      // Checked by the receiver against its own wall clock (5 minutes' tolerance): wall time,
+      // also when the schedule runs on a scaled clock.
+      timestampMs: ctx.clock.toWall?.(startedAt) ?? startedAt,
       body: claim.body,
       authKey: claim.authKey,
       signingSecret: claim.signingSecret ?? ctx.signingSecret,

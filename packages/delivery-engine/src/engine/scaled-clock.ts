@@ -4,7 +4,7 @@ import { type Clock, wallSleep } from './clock.js';
 /** A {@link Clock} that runs `scale` times faster than the wall clock, plus its inverse for display. */
 export interface ScaledClock extends Clock {
   readonly scale: number;
-  /** The wall-clock time of a time read from this clock (for showing attempt times to people). */
+  /** The wall-clock time of a time read from this clock (for people, and for signature timestamps). */
   toWall(clockMs: number): number;
 }
 
