@@ -9,8 +9,15 @@ const AUTH_KEY = 'example-auth-key-7f3c9a1e5b2d4f60';
 
 // worker.ts is bundled as `wrangler deploy` would (esbuild, one ES module) and run in the real
 // workerd through Miniflare, with wrangler.jsonc's compatibility date and Durable Object binding.
-receiverExampleSuite('cloudflare-worker-receiver', ({ authKey, onDecision }) =>
-  startWorkerExample(DIR, { KYC_AUTH_KEY: authKey }, onDecision),
+receiverExampleSuite(
+  'cloudflare-worker-receiver',
+  ({ authKey, signingSecrets, onDecision }) =>
+    startWorkerExample(
+      DIR,
+      { KYC_AUTH_KEY: authKey, KYC_SIGNING_SECRETS: signingSecrets?.join(' ') ?? '' },
+      onDecision,
+    ),
+  { signing: true },
 );
 
 describe('cloudflare-worker-receiver: one Durable Object per event', () => {
