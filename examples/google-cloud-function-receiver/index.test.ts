@@ -34,22 +34,27 @@ describe.skipIf(!available)('google-cloud-function-receiver', () => {
     }
   });
 
-  receiverExampleSuite('google-cloud-function-receiver', async ({ authKey, onDecision }) => {
-    vi.stubEnv('KYC_AUTH_KEY', authKey);
-    // The suite's events repeat from run to run, and Redis remembers them for 7 days: a database of our own, emptied first.
-    const url = `${REDIS_URL.replace(/\/\d*$/, '')}/11`;
-    const redis = new Redis(url);
-    await redis.flushdb();
-    redis.disconnect();
-    vi.stubEnv('REDIS_URL', url);
-    vi.spyOn(console, 'info').mockImplementation((line: string) => onDecision(JSON.parse(line)));
-    await import('./index.js');
-    const server = getTestServer('kycWebhook').listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    const { port } = server.address() as AddressInfo;
-    return {
-      url: `http://127.0.0.1:${port}/`,
-      close: () => new Promise((resolve) => server.close(() => resolve())),
-    };
-  });
+  receiverExampleSuite(
+    'google-cloud-function-receiver',
+    async ({ authKey, signingSecrets, onDecision }) => {
+      vi.stubEnv('KYC_AUTH_KEY', authKey);
+      vi.stubEnv('KYC_SIGNING_SECRETS', signingSecrets?.join(' ') ?? '');
+      // The suite's events repeat from run to run, and Redis remembers them for 7 days: a database of our own, emptied first.
+      const url = `${REDIS_URL.replace(/\/\d*$/, '')}/11`;
+      const redis = new Redis(url);
+      await redis.flushdb();
+      redis.disconnect();
+      vi.stubEnv('REDIS_URL', url);
+      vi.spyOn(console, 'info').mockImplementation((line: string) => onDecision(JSON.parse(line)));
+      await import('./index.js');
+      const server = getTestServer('kycWebhook').listen(0, '127.0.0.1');
+      await new Promise((resolve) => server.once('listening', resolve));
+      const { port } = server.address() as AddressInfo;
+      return {
+        url: `http://127.0.0.1:${port}/`,
+        close: () => new Promise((resolve) => server.close(() => resolve())),
+      };
+    },
+    { signing: true },
+  );
 });

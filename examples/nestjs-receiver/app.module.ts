@@ -6,6 +6,8 @@ import { KYC_WEBHOOK_RECEIVER, KycWebhookController } from './kyc-webhook.contro
 export interface KycWebhookOptions {
   /** The Auth Key saved in the KYC dashboard; several during a rotation. */
   readonly authKeys: string | readonly string[];
+  /** The signing secrets (`whsec_…`) from Settings → Signing secret; the new and the old during a rotation. */
+  readonly signingSecrets?: string | readonly string[];
   /** Where the decision goes: your database write or job enqueue. Keep it fast (< 25 s). */
   readonly onDecision: (decision: KycDecision) => Promise<void> | void;
   /** Shared by all replicas in production (`@kyc/webhook-receiver/redis` or `/postgres`). */
@@ -14,9 +16,11 @@ export interface KycWebhookOptions {
 
 @Module({})
 export class KycWebhookModule {
-  static forRoot({ authKeys, onDecision, idempotencyStore }: KycWebhookOptions): DynamicModule {
+  static forRoot({ authKeys, signingSecrets, onDecision, idempotencyStore }: KycWebhookOptions): DynamicModule {
     const receiver = createWebhookReceiver({
       authKeys,
+      // Every delivery must then carry a valid webhook-signature over req.rawBody (5-minute tolerance).
+      ...(signingSecrets ? { signingSecrets } : {}),
       ...(idempotencyStore ? { idempotencyStore } : {}),
       onEvent: (event) => onDecision(decide(event)),
     });

@@ -10,11 +10,15 @@ const AUTH_KEY = 'example-auth-key-7f3c9a1e5b2d4f60';
 
 // The real Nest application on the Express platform, listening on a port: Nest's own JSON
 // parser runs first, and the receiver reads the bytes Nest kept (`rawBody: true`).
-receiverExampleSuite('nestjs-receiver', async ({ authKey, onDecision }) => {
-  const app = await createApp({ authKeys: authKey, onDecision });
-  await app.listen(0, '127.0.0.1');
-  return { url: `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/webhooks/kyc`, close: () => app.close() };
-});
+receiverExampleSuite(
+  'nestjs-receiver',
+  async ({ authKey, signingSecrets, onDecision }) => {
+    const app = await createApp({ authKeys: authKey, ...(signingSecrets && { signingSecrets }), onDecision });
+    await app.listen(0, '127.0.0.1');
+    return { url: `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/webhooks/kyc`, close: () => app.close() };
+  },
+  { signing: true },
+);
 
 it('accepts a delivery just under the receiver limit (Nest keeps its own 100 KB JSON limit unless raised)', async () => {
   const decisions: { sessionId: string }[] = [];

@@ -21,9 +21,12 @@ export async function createApp(options: KycWebhookOptions): Promise<INestApplic
 if (import.meta.url === `file://${process.argv[1]}`) {
   const authKey = process.env.KYC_AUTH_KEY;
   if (!authKey) throw new Error('Set KYC_AUTH_KEY to the Auth Key saved in the KYC dashboard.');
+  // "whsec_new whsec_old" during a rotation; unset, signatures are not checked (v1 needs none).
+  const signingSecrets = process.env.KYC_SIGNING_SECRETS?.split(/[\s,]+/).filter(Boolean) ?? [];
   const port = Number(process.env.PORT ?? 3000);
   const app = await createApp({
     authKeys: authKey,
+    ...(signingSecrets.length ? { signingSecrets } : {}),
     onDecision: (d) => console.info(`${d.sessionId}: ${d.action} (${d.reason})`),
   });
   await app.listen(port);
