@@ -11,6 +11,8 @@ export interface AttemptView {
   readonly latencyMs: number;
   readonly responseSnippet: string | null;
   readonly error: string | null;
+  /** Sends before this attempt whose result was never recorded: each may have reached the endpoint. */
+  readonly unrecordedSends: number;
 }
 
 /** A session's webhook delivery as the sandbox API and dashboard show it. */
@@ -45,6 +47,7 @@ export function deliveryView(clock: ScaledClock, { outbox, delivery }: SessionDe
       latencyMs: attempt.latencyMs,
       responseSnippet: attempt.responseSnippet ?? null,
       error: attempt.errorMessage ?? null,
+      unrecordedSends: attempt.unrecordedSends,
     })),
   };
 }

@@ -28,6 +28,16 @@ function signedMark(a: AttemptDetail): Html | string {
   )}</span>`;
 }
 
+/**
+ * Why the endpoint may have seen this event more often than the attempts listed: the sends before
+ * this attempt whose result the sender never recorded (it stopped between sending and recording).
+ */
+function unrecordedMark(a: AttemptDetail): Html | string {
+  if (a.unrecordedSends === 0) return '';
+  const times = a.unrecordedSends === 1 ? 'once' : `${a.unrecordedSends} times`;
+  return html`<br><span class="muted unrecorded-sends">Sent ${times} before without a recorded result (the sender stopped between sending and recording): your endpoint may have received this event that many more times.</span>`;
+}
+
 /** The delivery inspector: the exact request, every attempt, and Redeliver. */
 export function deliveryPage(d: DeliveryDetail, csrf: string, notice: string | undefined): Html {
   return html`${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
@@ -67,7 +77,7 @@ ${
 <th scope="col">Latency</th><th scope="col">Response</th><th scope="col">What to fix</th></tr></thead><tbody>${d.attemptLog.map(
         (
           a,
-        ) => html`<tr class="attempt"><td data-label="#">${a.attempt}</td><td data-label="Round">${a.round}</td><td data-label="Time">${timeOf(a.at)}</td><td data-label="Result">${attemptResult(a)}${forwardedMark(a)}${signedMark(a)}</td>
+        ) => html`<tr class="attempt"><td data-label="#">${a.attempt}</td><td data-label="Round">${a.round}</td><td data-label="Time">${timeOf(a.at)}</td><td data-label="Result">${attemptResult(a)}${forwardedMark(a)}${signedMark(a)}${unrecordedMark(a)}</td>
 <td data-label="Latency">${a.latencyMs} ms</td><td data-label="Response">${a.responseSnippet ? html`<pre>${a.responseSnippet}</pre>` : ''}</td><td data-label="What to fix">${fixOf(a)}</td></tr>`,
       )}</tbody></table>`
 }

@@ -51,6 +51,11 @@ export interface AttemptDetail {
   /** Set when the attempt went through `kyc-sandbox listen` instead of the engine's own HTTPS connection. */
   readonly forwardedTo: ForwardMark | null;
   /**
+   * Sends of this delivery before this attempt whose result was never recorded (the sender
+   * stopped between sending and recording): each may have reached the endpoint.
+   */
+  readonly unrecordedSends: number;
+  /**
    * The company's signing secrets that made this attempt's `webhook-signature`, by label and
    * creation time (never a value); `null` when the attempt was not signed.
    */

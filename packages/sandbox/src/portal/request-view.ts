@@ -48,6 +48,7 @@ export function attemptDetails(
     error: a.errorMessage ?? null,
     diagnosis: diagnoseAttempt({ outcome: a.outcome, status: a.status }) ?? null,
     forwardedTo: forwards.get(a.attempt) ?? null,
+    unrecordedSends: a.unrecordedSends,
     // Only an attempt that carried a signature was signed (one lost to a crashed worker was not sent).
     signedWith:
       a.requestHeaders[HEADERS.webhookSignature] === undefined
