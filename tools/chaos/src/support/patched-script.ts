@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
-import type { ChildScript } from './spawn-script.js';
+import { type ChildScript, watchChild } from './spawn-script.js';
 
 const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
 const OUT = fileURLToPath(new URL('../../.tmp/', import.meta.url));
@@ -80,43 +80,5 @@ export async function spawnPatchedScript(
     env: { ...process.env, KYC_CHAOS: JSON.stringify(config) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const spawnedAt = Date.now();
-  let errors = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    errors = (errors + chunk.toString()).slice(-20_000);
-  });
-  const seen = new Set<string>();
-  const waiters: { word: string; resolve: () => void }[] = [];
-  let rest = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    const lines = (rest + chunk.toString()).split('\n');
-    rest = lines.pop() ?? '';
-    for (const line of lines) {
-      const word = line.split(' ', 1)[0] ?? '';
-      seen.add(word);
-      for (const waiter of waiters.filter((w) => w.word === word)) waiter.resolve();
-      onLine(line);
-    }
-  });
-  const exited = new Promise<number | string>((resolve) => {
-    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
-  });
-  return {
-    child,
-    spawnedAt,
-    exited,
-    stderr: () => errors,
-    kill: (signal = 'SIGKILL') => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-    },
-    waitFor: (word) =>
-      seen.has(word)
-        ? Promise.resolve()
-        : new Promise<void>((resolve, reject) => {
-            waiters.push({ word, resolve });
-            void exited.then((code) =>
-              reject(new Error(`${name} exited (${code}) before printing "${word}": ${errors.slice(-2000)}`)),
-            );
-          }),
-  };
+  return watchChild(name, child, onLine);
 }

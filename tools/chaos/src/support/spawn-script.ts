@@ -80,6 +80,14 @@ export function spawnScript(
           env: { ...process.env, ...options.env, KYC_CHAOS: JSON.stringify(config) },
           stdio: ['ignore', 'pipe', 'pipe'],
         });
+  return watchChild(name, child, onLine);
+}
+
+/**
+ * The parent's view of a child script: its stdout read line by line (each line to `onLine`, its
+ * first word remembered for `waitFor`), the tail of its stderr, its exit.
+ */
+export function watchChild(name: string, child: ChildProcess, onLine: (line: string) => void): ChildScript {
   const spawnedAt = Date.now();
   let errors = '';
   child.stderr?.on('data', (chunk: Buffer) => {
