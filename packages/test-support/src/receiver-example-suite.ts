@@ -7,6 +7,7 @@ import {
   WEBHOOK_USER_AGENT,
 } from '@kyc/contracts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { EXAMPLE_SIGNING_SECRETS, signatureHeaders } from './signing.js';
 
 /** A decision as the examples record it (mirrors `@kyc/example-actions`). */
 export interface RecordedDecision {
@@ -34,18 +35,7 @@ export interface StartedExample {
 }
 
 const AUTH_KEY = 'example-auth-key-7f3c9a1e5b2d4f60';
-// Test secrets (whsec_ + base64 of 32 bytes), the new and the old one of a rotation.
-const NEW_SECRET = 'whsec_bmV3LXNpZ25pbmctc2VjcmV0LWZvci1leGFtcGxlcyE=';
-const OLD_SECRET = 'whsec_b2xkLXNpZ25pbmctc2VjcmV0LWZvci1leGFtcGxlcyE=';
-const FORGED_SECRET = 'whsec_Zm9yZ2VkLXNpZ25pbmctc2VjcmV0LW5vYm9keS1oYXM=';
-
-/** A Standard Webhooks signature (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body`), with Web Crypto. */
-async function sign(secret: string, id: string, timestamp: number, body: string): Promise<string> {
-  const raw = Uint8Array.from(atob(secret.slice('whsec_'.length)), (c) => c.charCodeAt(0));
-  const key = await crypto.subtle.importKey('raw', raw, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  const mac = await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(`${id}.${timestamp}.${body}`));
-  return `v1,${btoa(String.fromCharCode(...new Uint8Array(mac)))}`;
-}
+const { new: NEW_SECRET, old: OLD_SECRET, forged: FORGED_SECRET } = EXAMPLE_SIGNING_SECRETS;
 
 /**
  * The behaviour every receiver example must show, run against the example's real server:
@@ -88,14 +78,9 @@ export function receiverExampleSuite(name: string, start: StartExample, options:
       if (authKey !== null) headers[HEADERS.authorization] = `${AUTH_SCHEME} ${authKey}`;
       const secrets = signedWith.secrets ?? (signing ? [NEW_SECRET] : []);
       const id = webhookId ?? `evt-${crypto.randomUUID()}`;
-      if (webhookId !== undefined || secrets.length > 0) headers[HEADERS.webhookId] = id;
-      if (secrets.length > 0) {
-        const timestamp = Math.floor(Date.now() / 1000) - (signedWith.ageSeconds ?? 0);
-        headers[HEADERS.webhookTimestamp] = String(timestamp);
-        headers[HEADERS.webhookSignature] = (await Promise.all(secrets.map((s) => sign(s, id, timestamp, text)))).join(
-          ' ',
-        );
-      }
+      if (webhookId !== undefined) headers[HEADERS.webhookId] = id;
+      if (secrets.length > 0)
+        Object.assign(headers, await signatureHeaders(text, { id, secrets, ageSeconds: signedWith.ageSeconds ?? 0 }));
       return fetch(server.url, { method: 'POST', headers, body: text });
     };
     /** The decisions for a session, once `expected` of them arrived (or a few seconds passed) and the rest settled. */
