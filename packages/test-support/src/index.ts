@@ -8,6 +8,7 @@ export {
   type SeenWebhook,
 } from './contract/contract-checker.js';
 export { type ContractRecorder, createContractRecorder } from './contract/contract-recorder.js';
+export { inboxExampleSuite, type StartedInboxExample, type StartInboxExample } from './inbox-example-suite.js';
 export { type NodeRuntime, nodeRuntimes } from './node-runtimes.js';
 export { type ProcessExampleOptions, startProcessExample } from './process-example.js';
 export {
