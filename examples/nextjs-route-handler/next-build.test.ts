@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { sampleStatusWebhook } from '@kyc/contracts';
 import { receiverExampleSuite, startProcessExample } from '@kyc/test-support';
+import { EXAMPLE_SIGNING_SECRETS, signatureHeaders } from '@kyc/test-support/signing';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 // The example as a customer ships it: a real `next build` (webpack, as next.config.ts sets it up,
@@ -44,14 +45,14 @@ async function freePort(): Promise<number> {
 
 const startNext =
   (path: string) =>
-  async ({ authKey, onDecision }: Parameters<Parameters<typeof receiverExampleSuite>[1]>[0]) => {
+  async ({ authKey, signingSecrets, onDecision }: Parameters<Parameters<typeof receiverExampleSuite>[1]>[0]) => {
     const port = await freePort();
     return startProcessExample(
       {
         command: process.execPath,
         args: [NEXT, 'start', '-p', String(port), '-H', '127.0.0.1'],
         cwd: DIR,
-        env: { ...env, KYC_AUTH_KEYS: authKey },
+        env: { ...env, KYC_AUTH_KEYS: authKey, KYC_SIGNING_SECRETS: signingSecrets?.join(' ') ?? '' },
         path,
       },
       onDecision,
@@ -65,20 +66,30 @@ describe('next build', () => {
   });
 });
 
-receiverExampleSuite('nextjs-route-handler, Edge runtime, after next build', startNext('/api/kyc-webhook-edge'));
+receiverExampleSuite('nextjs-route-handler, Edge runtime, after next build', startNext('/api/kyc-webhook-edge'), {
+  signing: true,
+});
 
 describe('nextjs-route-handler, Node runtime, after next build', () => {
-  it('answers a delivery, a wrong key and a GET', async () => {
-    const server = await startNext('/api/kyc-webhook')({ authKey: AUTH_KEY, onDecision: () => undefined });
+  it('answers a signed delivery, a wrong key, an unsigned delivery and a GET', async () => {
+    const { new: newSecret, old: oldSecret } = EXAMPLE_SIGNING_SECRETS;
+    const signingSecrets = [newSecret, oldSecret];
+    const server = await startNext('/api/kyc-webhook')({ authKey: AUTH_KEY, signingSecrets, onDecision: () => {} });
     try {
-      const deliver = (key: string) =>
+      const body = JSON.stringify({ ...sampleStatusWebhook, sessionId: 'next-start-1' });
+      const deliver = async (key: string, secrets: readonly string[] = [newSecret]) =>
         fetch(server.url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-          body: JSON.stringify({ ...sampleStatusWebhook, sessionId: 'next-start-1' }),
+          headers: {
+            'content-type': 'application/json',
+            authorization: `Bearer ${key}`,
+            ...(secrets.length > 0 && (await signatureHeaders(body, { id: `evt-${crypto.randomUUID()}`, secrets }))),
+          },
+          body,
         });
       expect((await deliver(AUTH_KEY)).status).toBe(200);
       expect((await deliver('not-the-key-but-sixteen')).status).toBe(401);
+      expect((await deliver(AUTH_KEY, [])).status).toBe(401);
       const get = await fetch(server.url);
       expect([get.status, get.headers.get('allow')]).toEqual([405, 'POST']);
     } finally {

@@ -13,8 +13,12 @@ export const runtime = 'nodejs'; // the receiver also runs on 'edge': see ../kyc
 export const dynamic = 'force-dynamic';
 
 // `next build` loads this module to read its config: KYC_AUTH_KEYS must be set there too.
+// KYC_SIGNING_SECRETS: "whsec_new whsec_old" during a rotation; unset, signatures are not checked (v1 needs none).
+const signingSecrets = (process.env.KYC_SIGNING_SECRETS ?? '').split(/[\s,]+/).filter(Boolean);
 const receiver = createWebhookReceiver({
   authKeys: (process.env.KYC_AUTH_KEYS ?? '').split(',').filter(Boolean),
+  // Every delivery must then carry a valid webhook-signature (raw bytes, 5-minute tolerance).
+  ...(signingSecrets.length ? { signingSecrets } : {}),
   onEvent: (event) => recordDecision(decide(event)),
 });
 
