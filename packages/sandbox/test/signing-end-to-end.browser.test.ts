@@ -9,10 +9,12 @@ import { spawnCli } from './cli-process.js';
 import { AUTH_KEY, basicAuth, tempDir } from './helpers.js';
 import { launchBrowser, loginInBrowser } from './support/browser.js';
 import { loginEnv, startListener, startSandboxProcess, trigger } from './support/listen-fixtures.js';
+import { installPackedReceiver } from './support/packed-receiver.js';
 import { startExampleReceiver, startSignedReceiver } from './support/receiver-process.js';
 
 // Every piece in its own process: the sandbox (`kyc-sandbox start`), the CLI commands, the
-// customer's receiver (the receiver package as built for npm) and Chromium for the portal.
+// customer's receiver (the packed receiver package, npm-installed in a temp project) and Chromium
+// for the portal.
 const USER = { username: 'carol', password: 'a long sandbox passphrase', company: 'Signing Company' };
 const files = tempDir('kyc-signing-e2e-');
 /** Everything a person or a log could see, except the reveal page and `signing-secret reveal`. */
@@ -23,6 +25,8 @@ let browser: Awaited<ReturnType<typeof launchBrowser>>;
 let page: Page;
 let tls: Record<string, string>;
 let caFile = '';
+/** The project with the packed receiver installed: packed and installed once for the whole file. */
+let consumer = '';
 
 const cli = async (args: string[], keep = true) => {
   const run = await spawnCli(args, { env: loginEnv(sandbox.url, USER) }).result();
@@ -50,6 +54,10 @@ const signaturesIn = (audit: { signatureHeaders: Readonly<Record<string, string 
   (audit.signatureHeaders[HEADERS.webhookSignature] ?? '').split(' ').filter(Boolean).length;
 
 describe.skipIf(!(await chromiumAvailable()))('signing secrets end to end', { timeout: 120_000 }, () => {
+  // npm install of the tarballs reaches the registry (or its cache): its own, longer budget.
+  beforeAll(async () => {
+    consumer = await installPackedReceiver(join(files.path, 'packed'));
+  }, 180_000);
   beforeAll(async () => {
     const certificate = await createTestCertificate(['127.0.0.1', 'localhost']);
     caFile = join(files.path, 'ca.pem');
@@ -78,7 +86,7 @@ describe.skipIf(!(await chromiumAvailable()))('signing secrets end to end', { ti
     files.remove();
   });
 
-  it('a secret set in the portal signs trigger and a finished session; the receiver as built for npm verifies and audits its label', async () => {
+  it('a secret set in the portal signs trigger and a finished session; the packed receiver verifies and audits its label', async () => {
     await loginInBrowser(page, sandbox.url, USER.username, USER.password);
     await page.goto(`${sandbox.url}/dashboard/settings`);
     await expect(page.locator('#signing-off').textContent()).resolves.toMatch(/not signed/);
@@ -97,7 +105,7 @@ describe.skipIf(!(await chromiumAvailable()))('signing secrets end to end', { ti
     expect(first).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     secrets.push(first);
 
-    const receiver = await startSignedReceiver({
+    const receiver = await startSignedReceiver(consumer, {
       ...tls,
       KYC_AUTH_KEY: AUTH_KEY,
       KYC_SIGNING_SECRETS: first,
@@ -141,7 +149,7 @@ describe.skipIf(!(await chromiumAvailable()))('signing secrets end to end', { ti
     expect(table).toMatch(/secret-2 \(current\)/);
     expect(table).toMatch(/secret-1 \(previous\).*stops signing at \S+ \(in 24 h\)/s);
 
-    const receiver = await startSignedReceiver({
+    const receiver = await startSignedReceiver(consumer, {
       ...tls,
       KYC_AUTH_KEY: AUTH_KEY,
       KYC_SIGNING_SECRETS: second,
@@ -171,7 +179,7 @@ describe.skipIf(!(await chromiumAvailable()))('signing secrets end to end', { ti
   });
 
   it('kyc-sandbox listen forwards the signature untouched to a receiver on this machine', async () => {
-    const receiver = await startSignedReceiver({
+    const receiver = await startSignedReceiver(consumer, {
       KYC_AUTH_KEY: AUTH_KEY,
       KYC_SIGNING_SECRETS: secrets[1] ?? '',
       KYC_SIGNING_SECRET_LABELS: 'secret-2',

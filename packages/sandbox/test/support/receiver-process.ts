@@ -2,7 +2,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
-const packageDir = fileURLToPath(new URL('../..', import.meta.url));
 const exampleDir = fileURLToPath(new URL('../../../../examples/node-http-receiver/', import.meta.url));
 
 /** One audit entry as the receiver's audit trail wrote it (the fields these tests read). */
@@ -46,12 +45,13 @@ function watch(child: ChildProcess) {
 }
 
 /**
- * `test/fixtures/signed-receiver.mjs` in its own Node process: the receiver package as built for
- * npm, configured from `env` (KYC_AUTH_KEY, KYC_SIGNING_SECRETS, KYC_SIGNING_SECRET_LABELS, TLS_*).
+ * `test/fixtures/signed-receiver.mjs` in its own Node process, configured from `env` (KYC_AUTH_KEY,
+ * KYC_SIGNING_SECRETS, KYC_SIGNING_SECRET_LABELS, TLS_*), run from `consumer`, the project
+ * `installPackedReceiver` made: it loads the packed `@kyc/webhook-receiver` npm installed there.
  */
-export async function startSignedReceiver(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['test/fixtures/signed-receiver.mjs'], {
-    cwd: packageDir,
+export async function startSignedReceiver(consumer: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, ['signed-receiver.mjs'], {
+    cwd: consumer,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
