@@ -11,6 +11,7 @@ import { createWebhookReceiver, memoryIdempotencyStore } from '../src/index.js';
 import { toNodeHandler } from '../src/node.js';
 import type { Counters } from './count-hooks.js';
 import { AUTH_KEY, GITHUB_SECRET } from './fixtures.js';
+import { inboxServer } from './inbox-servers.js';
 
 const PATH = '/webhooks/kyc';
 const ANSWER = '{"received":true}';
@@ -117,6 +118,8 @@ async function serverFor(kind: string): Promise<Server> {
     }
     return createAdaptorServer({ fetch: app.fetch }) as Server;
   }
+  // The inbox section's servers (inbox.ts), on Postgres.
+  if (kind.startsWith('inbox-')) return inboxServer(kind);
   throw new Error(`unknown server kind ${kind}`);
 }
 

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { runAudit } from './audit.js';
 import { runHttp } from './http.js';
+import { runInbox } from './inbox.js';
 import { runMemory } from './memory.js';
 import { runMicro } from './micro.js';
 import { printTargets } from './targets.js';
@@ -9,8 +10,9 @@ import { runTelemetry } from './telemetry.js';
 
 // Run under `flock /tmp/kyc-bench.lock pnpm bench` so two benchmarks never share the CPUs.
 // `pnpm bench micro` / `pnpm bench http` / `pnpm bench audit` / `pnpm bench telemetry` / `pnpm bench memory` / `pnpm bench size` run one part;
-// `pnpm bench http audit` runs two. The issue 21 targets are summed up at the end.
-const sections = process.argv.slice(2);
+// `pnpm bench http audit` runs two; `KYC_BENCH_ONLY=http,inbox pnpm bench` selects the same way
+// (as the delivery engine's bench does). The targets are summed up at the end.
+const sections = process.argv.length > 2 ? process.argv.slice(2) : (process.env.KYC_BENCH_ONLY?.split(',') ?? []);
 const only = (name: string) => sections.length === 0 || sections.includes(name);
 let commit = 'unknown';
 try {
@@ -27,6 +29,7 @@ if (only('http')) await runHttp();
 if (only('audit')) await runAudit();
 if (only('telemetry')) runTelemetry();
 if (only('memory')) runMemory();
+if (only('inbox')) await runInbox();
 if (only('size')) {
   const { bundleReport } = await import('../test/support/bundle-size.js');
   console.log('\n## Bundle (esbuild, minified + gzip, from the published builds: run `pnpm build` first)');
