@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { SIGNING_SECRET_PREFIX } from '@kyc/contracts';
 import { createTestCertificate } from '@kyc/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SIGNING_SECRET_API } from '../src/api/signing-secret-routes.js';
 import {
   type ActionResult,
   type DeliveryDetail,
@@ -19,6 +21,7 @@ let flakyStatus = 500;
 const logs: string[] = [];
 const bob = basicAuth('bob', PASSWORD);
 const everyAnswer: string[] = [];
+let signingSecret = '';
 
 /** A portal call; every answer is kept so the test can prove the Auth Key never appears in one. */
 async function portal(method: string, path: string, options: { body?: unknown; as?: string; key?: string } = {}) {
@@ -76,6 +79,9 @@ beforeAll(async () => {
     body: { webhookUrl: healthy.url, authKey: AUTH_KEY },
   });
   expect(saved.status).toBe(200);
+  // Signed deliveries: the last scan looks for the secret too (its create answer, not kept, may show it).
+  const created = await api(sandbox.url, 'POST', SIGNING_SECRET_API.secret);
+  signingSecret = (created.json as { secret: { secret: string } }).secret.secret;
 });
 afterAll(async () => {
   await sandbox?.close();
@@ -295,8 +301,10 @@ describe('portal JSON API over HTTP', () => {
     expect(other.successRate).toBeNull();
   });
 
-  it('never shows or logs the full Auth Key', () => {
+  it('never shows or logs the full Auth Key or the signing secret', () => {
     expect(everyAnswer.length).toBeGreaterThan(20);
-    for (const text of [...everyAnswer, ...logs]) expect(text).not.toContain(AUTH_KEY);
+    expect(signingSecret.startsWith(SIGNING_SECRET_PREFIX)).toBe(true);
+    for (const text of [...everyAnswer, ...logs])
+      expect([AUTH_KEY, signingSecret].filter((v) => text.includes(v))).toEqual([]);
   });
 });
