@@ -3,6 +3,7 @@
 Run by receiver.test.ts, which starts the sandbox and passes (all required):
 KYC_SANDBOX_URL, KYC_USERNAME, KYC_PASSWORD, TLS_CERT, TLS_KEY, and KYC_RECORD_FILE where every
 delivery's headers and body are written (the TypeScript side checks them against the contract).
+The company gets a signing secret first, so every delivery is signed and this receiver checks it.
 """
 
 import base64
@@ -66,9 +67,14 @@ class DeliveriesFromTheSandbox(unittest.TestCase):
             with cls.lock:
                 cls.requests.append({"headers": headers, "body": raw.decode("utf-8")})
 
+        # Signed from the first delivery: the receiver knows only this secret (test 4 rotates it).
+        created, answer = call("POST", "/sandbox/signing-secret")
+        assert created == 201, created
+        cls.signing_secret = answer["secret"]["secret"]
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(ENV["TLS_CERT"], ENV["TLS_KEY"])
-        cls.server = serve("127.0.0.1", 0, make_handler([AUTH_KEY], on_event, on_request=on_request), context)
+        handler = make_handler([AUTH_KEY], on_event, on_request=on_request, signing_secrets=[cls.signing_secret])
+        cls.server = serve("127.0.0.1", 0, handler, context)
         cls.url = f"https://127.0.0.1:{cls.server.server_address[1]}/kyc-webhook"
         status, _ = call("PUT", "/sandbox/settings", {"webhookUrl": cls.url, "authKey": AUTH_KEY})
         assert status == 200, status
@@ -95,6 +101,15 @@ class DeliveriesFromTheSandbox(unittest.TestCase):
 
         return eventually(find)
 
+    def signatures_for(self, session_id: str) -> list[str]:
+        """The signatures of the first request that carried this session (its Webhook-Signature, split)."""
+
+        def find():
+            with self.lock:
+                return next((r for r in self.requests if session_id in r["body"]), None)
+
+        return eventually(find)["headers"]["webhook-signature"].split(" ")
+
     def test_1_each_shape_is_read_into_the_generated_models(self) -> None:
         v1 = self.event_for(self.finish("APPROVED", "v1"))
         self.assertIsNone(v1.status)
@@ -111,6 +126,7 @@ class DeliveriesFromTheSandbox(unittest.TestCase):
         self.assertEqual(both.v1.id, both.status.session_id)
         for event in (v1, status, both):
             self.assertTrue(event.event_id)  # the engine's Webhook-Id
+            self.assertEqual(len(self.signatures_for(event.session_id)), 1)  # signed, and verified here
 
     def test_2_a_redelivery_is_answered_200_without_running_the_handler_again(self) -> None:
         session_id = self.finish("ERROR", "status")
@@ -146,6 +162,29 @@ class DeliveriesFromTheSandbox(unittest.TestCase):
                 self.assertFalse(any(e.session_id == session_id for e in self.events))
         finally:
             call("PUT", "/sandbox/settings", {"webhookUrl": self.url, "authKey": AUTH_KEY})
+
+    def test_4_a_rotation_is_verified_during_its_overlap_and_refused_after_it(self) -> None:
+        rotated, answer = call("POST", "/sandbox/signing-secret/rotate", {"overlapSeconds": 3600})
+        self.assertEqual(rotated, 200)
+        self.assertNotEqual(answer["secret"]["secret"], self.signing_secret)
+        # During the overlap both signatures arrive in one header: the old one still verifies here.
+        during = self.finish("APPROVED", "status")
+        self.event_for(during)
+        self.assertEqual(len(self.signatures_for(during)), 2)
+
+        ended, _ = call("POST", "/sandbox/signing-secret/end-overlap")
+        self.assertEqual(ended, 200)
+        after = self.finish("APPROVED", "status")
+        self.assertEqual(len(self.signatures_for(after)), 1)
+
+        def refused():
+            _, view = call("GET", f"/sandbox/sessions/{after}/delivery")
+            return view if view and view["attempts"] else None
+
+        # Only the new secret signs now, and this receiver was given the old one alone: 401, no action.
+        self.assertEqual(eventually(refused)["attempts"][0]["status"], 401)
+        with self.lock:
+            self.assertFalse(any(e.session_id == after for e in self.events))
 
 
 if __name__ == "__main__":
