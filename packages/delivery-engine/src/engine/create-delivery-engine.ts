@@ -10,7 +10,7 @@ import { type DeliveryEngineOptions, resolveOptions } from './options.js';
 import { type AttemptContext, describe, runAttempt } from './run-attempt.js';
 import { createSender } from './sender.js';
 import { storeEvent } from './store-event.js';
-import { createStoreGate } from './store-gate.js';
+import { createStoreGate, settledUnlessHeld } from './store-gate.js';
 import { createUrlCheck } from './url-check.js';
 import { createWakeup } from './wakeup.js';
 
@@ -250,7 +250,7 @@ export function createDeliveryEngine<Transaction = never>(
         await Promise.race([drained, systemClock.sleep(graceMs, timer.signal)]);
         timer.abort();
         abort.abort();
-        await Promise.all(unfinished);
+        await settledUnlessHeld(unfinished, store);
         await sender.close();
         await unsubscribe?.();
         unsubscribe = undefined;

@@ -103,7 +103,7 @@ export async function runAttempt(ctx: AttemptContext, claim: DeliveryClaim, sent
   };
   let recorded: boolean;
   try {
-    recorded = await untilAborted(ctx.store.complete(claim, record, transition), ctx);
+    recorded = await ctx.store.complete(claim, record, transition);
   } catch (error) {
     span.end(result);
     ctx.logger?.error?.('could not record an attempt; the delivery is retried when its lease ends', {
@@ -139,25 +139,6 @@ export async function runAttempt(ctx: AttemptContext, claim: DeliveryClaim, sent
   } catch (error) {
     hookFailed(error);
   }
-}
-
-/**
- * A store holds a result while it cannot write (a full disk); `stop()` must not wait for it
- * forever once its grace is over. Then the store keeps the result until it closes, and a result
- * it could not write is sent again by the next owner and counted in the attempt log. A store
- * that writes is waited for: a 200 that arrived is recorded, not sent again.
- */
-function untilAborted<T>(pending: Promise<T>, ctx: AttemptContext): Promise<T> {
-  const held = () => ctx.store.health?.().writable === false;
-  const given = () => new DeliveryEngineError('store_error', 'the engine stopped while the store held this result');
-  if (ctx.abort.aborted) return held() ? Promise.reject(given()) : pending;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      if (held()) reject(given());
-    };
-    ctx.abort.addEventListener('abort', onAbort, { once: true });
-    pending.then(resolve, reject).finally(() => ctx.abort.removeEventListener('abort', onAbort));
-  });
 }
 
 export function describe(error: unknown): string {

@@ -1,4 +1,5 @@
 import type { DeliveryStore } from '../store/store.js';
+import { wallSleep } from './clock.js';
 import type { DeliveryEngineLogger } from './options.js';
 
 /** What the loop may do now: claim, wait for the store to write again, or stop for good. */
@@ -34,4 +35,24 @@ export function createStoreGate(store: DeliveryStore<unknown>, logger: DeliveryE
       return state;
     },
   };
+}
+
+/** How often `stop()` looks again whether the store still writes while it waits for attempts. */
+const STOP_POLL_MS = 100;
+
+/**
+ * Waits for the attempts to settle, unless the store holds their results because it cannot write
+ * (a full disk): those settle only when it writes again or closes, and `stop()` must not wait on
+ * them for ever. A result the store could not write is sent again by the next owner, and counted
+ * in the attempt log. (Checked here, once per stop, not by every attempt.)
+ */
+export async function settledUnlessHeld(
+  unfinished: ReadonlySet<Promise<void>>,
+  store: DeliveryStore<unknown>,
+): Promise<void> {
+  while (unfinished.size > 0 && store.health?.().writable !== false) {
+    const tick = new AbortController();
+    await Promise.race([Promise.all(unfinished), wallSleep(STOP_POLL_MS, tick.signal)]);
+    tick.abort();
+  }
 }

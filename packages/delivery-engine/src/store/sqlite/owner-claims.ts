@@ -112,8 +112,10 @@ export function ownerClaims({ reservations, queue, readDue, commits }: OwnerClai
    * does not fill it.
    */
   function topUp(r: ClaimRequest, handed: readonly RunwayEntry[]): void {
+    // Topped up when half spent, in one go: the reservation and its listing cost the same for
+    // eight rows as for one.
+    if (handed.length === 0 || runway.size > RUNWAY_ROWS / 2) return;
     const room = RUNWAY_ROWS - runway.size;
-    if (room <= 0 || handed.length === 0) return;
     const ahead = reserve(
       {
         now: r.now,
