@@ -175,6 +175,13 @@ export const DEFAULT_INBOX_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
  */
 export const DEFAULT_INBOX_LOCK_TIMEOUT_MS = 5_000;
 
+/**
+ * The longest lock timeout an inbox accepts: a minute. A delivery that waited longer could not
+ * answer within the sender's 30 s deadline anyway, and the limit keeps a typo from holding
+ * connections for hours.
+ */
+export const MAX_INBOX_LOCK_TIMEOUT_MS = 60 * 1000;
+
 /** The `Allow` header a receiver sends with a 405 answer (RFC 9110 §15.5.6). */
 export const ALLOW_HEADER = 'allow';
 

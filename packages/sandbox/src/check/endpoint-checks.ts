@@ -14,6 +14,9 @@ import {
 } from '@kyc/contracts';
 import { standardWebhooksSignature } from '@kyc/delivery-engine';
 
+/** Milliseconds in a minute, to say the tolerance in minutes. */
+const MINUTE_MS = 60 * 1000;
+
 /**
  * The id of one check `check-endpoint` runs. Spelled out rather than derived from `CHECKS` so the
  * public type reads as the list it is; `CHECKS` must name each exactly once.
@@ -43,7 +46,7 @@ export const CHECKS: Readonly<Record<CheckId, string>> = Object.freeze({
   'rejects-missing-key': 'answers 401 without an Authorization header',
   'rejects-wrong-key': 'answers 401 to a wrong Auth Key',
   'rejects-wrong-signature': 'answers 401 to a webhook-signature made with another secret',
-  'rejects-stale-signature': `answers 401 to a signed delivery whose webhook-timestamp is over ${SIGNATURE_TOLERANCE_MS / 60_000} min old`,
+  'rejects-stale-signature': `answers 401 to a signed delivery whose webhook-timestamp is over ${SIGNATURE_TOLERANCE_MS / MINUTE_MS} min old`,
   'accepts-v1': `answers 200 within ${WEBHOOK_RESPONSE_DEADLINE_MS / 1000} s to a v1 body`,
   'accepts-status': `answers 200 within ${WEBHOOK_RESPONSE_DEADLINE_MS / 1000} s to a status body`,
   'tolerates-unknown-fields': 'answers 200 to a body with unknown fields',

@@ -3,6 +3,9 @@ import type { AttemptResult } from '@kyc/delivery-engine';
 import { type Diagnosis, diagnoseAttempt } from './diagnose-attempt.js';
 import type { CheckId } from './endpoint-checks.js';
 
+/** Milliseconds in a minute, to say the tolerance in minutes. */
+const MINUTE_MS = 60 * 1000;
+
 /** Answers whose cause is not the repeat, even after an accepted first delivery: credentials, path, size. */
 const EXPLAINED_ALONE = new Set([401, 403, 404, 405, 413]);
 
@@ -66,7 +69,7 @@ function signatureFix(id: 'rejects-wrong-signature' | 'rejects-stale-signature',
     const how =
       id === 'rejects-wrong-signature'
         ? `verify webhook-signature over the raw body with your signing secrets (createWebhookReceiver({ signingSecrets }), both secrets during a rotation) and answer 401 when no signature matches`
-        : `refuse a webhook-timestamp more than ${SIGNATURE_TOLERANCE_MS / 60_000} minutes from now (signingSecrets does), or anyone who once saw a delivery can replay it`;
+        : `refuse a webhook-timestamp more than ${SIGNATURE_TOLERANCE_MS / MINUTE_MS} minutes from now (signingSecrets does), or anyone who once saw a delivery can replay it`;
     return {
       message: `Your endpoint accepted a delivery ${what} (HTTP ${result.status}): ${how}.`,
       hint: 'authentication',

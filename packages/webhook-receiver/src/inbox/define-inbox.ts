@@ -1,4 +1,4 @@
-import { DEFAULT_INBOX_LOCK_TIMEOUT_MS } from '@kyc/contracts/webhook-reader';
+import { DEFAULT_INBOX_LOCK_TIMEOUT_MS, MAX_INBOX_LOCK_TIMEOUT_MS } from '@kyc/contracts/webhook-reader';
 import { WebhookError } from '../webhook-error.js';
 import { DEFAULT_INBOX_TABLE, type InboxStatements, inboxStatements, tableNames } from './statements.js';
 import type { Inbox, InboxDatabase, InboxOptions, InboxSettings } from './types.js';
@@ -40,8 +40,8 @@ export function defineInbox<Tx>(database: InboxDatabase<Tx>, options: InboxOptio
   if (database.dialect !== 'postgres' && database.dialect !== 'mysql')
     invalid('the database dialect must be "postgres" or "mysql".');
   const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_INBOX_LOCK_TIMEOUT_MS;
-  if (!Number.isInteger(lockTimeoutMs) || lockTimeoutMs <= 0 || lockTimeoutMs > 60_000)
-    invalid('lockTimeoutMs must be a positive integer of at most 60000.');
+  if (!Number.isInteger(lockTimeoutMs) || lockTimeoutMs <= 0 || lockTimeoutMs > MAX_INBOX_LOCK_TIMEOUT_MS)
+    invalid(`lockTimeoutMs must be a positive integer of at most ${MAX_INBOX_LOCK_TIMEOUT_MS}.`);
   const staleResults = options.staleResults ?? 'skip';
   if (staleResults !== 'skip' && staleResults !== 'run') invalid('staleResults must be "skip" or "run".');
   const tableName = options.table ?? DEFAULT_INBOX_TABLE;

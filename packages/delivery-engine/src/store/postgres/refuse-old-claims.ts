@@ -1,5 +1,3 @@
-import type { TableNames } from '../schema.js';
-
 /**
  * Schema version 4, Postgres: the contract step of the lease move that version 3 began.
  *
@@ -18,7 +16,9 @@ import type { TableNames } from '../schema.js';
  * end in `next_attempt_at`) get their end copied to `lease_until`, after the trigger is in place:
  * creating it waits for every claim in progress and holds new ones off until this commits.
  */
-export function refuseOldClaims(t: TableNames): string[] {
+// The table names come in structurally: schema.ts lists this migration, so importing its types
+// from there would close an import cycle.
+export function refuseOldClaims(t: { readonly deliveries: string; readonly prefix: string }): string[] {
   const refuse = `${t.deliveries}_refuse_old_claim`;
   return [
     `CREATE OR REPLACE FUNCTION ${refuse}() RETURNS trigger LANGUAGE plpgsql AS $fn$
