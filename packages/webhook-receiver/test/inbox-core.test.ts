@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { defineInbox, pruneInbox } from '../src/inbox.js';
 import { pgInbox } from '../src/inbox-pg.js';
@@ -10,7 +11,9 @@ const database = { dialect: 'postgres' as const, begin: () => Promise.reject(new
 describe('inbox options and migrations', () => {
   it('ships SQL files holding exactly what migrateInbox runs', () => {
     for (const dialect of ['postgres', 'mysql'] as const) {
-      expect(readFileSync(new URL(`../sql/inbox.${dialect}.sql`, import.meta.url), 'utf8')).toBe(inboxSqlFile(dialect));
+      // Through the package's export, as a customer reads it (and as the packed suites install it).
+      const shipped = createRequire(import.meta.url).resolve(`@kyc/webhook-receiver/sql/inbox.${dialect}.sql`);
+      expect(readFileSync(shipped, 'utf8')).toBe(inboxSqlFile(dialect));
     }
   });
 
