@@ -31,7 +31,7 @@ function invalid(message: string): never {
 /**
  * A transactional inbox over your own {@link InboxDatabase} (the adapters call this for you).
  *
- * @throws {@link WebhookError} `invalid_option` when the database or an option is wrong.
+ * @throws `WebhookError` `invalid_option` when the database or an option is wrong.
  * @example
  * const inbox = defineInbox({ dialect: 'postgres', begin: async () => myTransaction() });
  */
