@@ -1,7 +1,7 @@
 /**
  * The transactional inbox through `drizzle` (an optional peer dependency).
  *
- * @packageDocumentation
+ * @module inbox/drizzle
  */
 
 export {

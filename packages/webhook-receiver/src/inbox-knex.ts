@@ -1,7 +1,7 @@
 /**
  * The transactional inbox through `knex` (an optional peer dependency).
  *
- * @packageDocumentation
+ * @module inbox/knex
  */
 
 export { type KnexLike, knexInbox } from './inbox/adapters/knex.js';

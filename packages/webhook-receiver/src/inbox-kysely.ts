@@ -1,7 +1,7 @@
 /**
  * The transactional inbox through `kysely` (an optional peer dependency).
  *
- * @packageDocumentation
+ * @module inbox/kysely
  */
 
 export {

@@ -1,7 +1,7 @@
 /**
  * The transactional inbox on Postgres through `pg` (an optional peer dependency).
  *
- * @packageDocumentation
+ * @module inbox/pg
  */
 
 export { type PgClientLike, type PgPoolLike, pgInbox } from './inbox/adapters/pg.js';
