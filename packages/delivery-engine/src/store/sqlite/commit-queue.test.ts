@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CommitQueue, FULL_BATCH } from './commit-queue.js';
+import { CONTENTION_BUDGET_MS, CommitQueue, FULL_BATCH } from './commit-queue.js';
+import { isLockContention, isStoreOutage } from './store-outage.js';
 
 let db: Database.Database;
 let commits: number;
@@ -151,5 +155,59 @@ describe('CommitQueue', () => {
     queue.abandon(new Error('closed'));
     await expect(held).rejects.toThrow('closed');
     expect(queue.queued).toBe(0);
+  });
+
+  describe('while another connection holds the write lock', () => {
+    let dir: string;
+    let own: Database.Database;
+    let other: Database.Database;
+    beforeEach(() => {
+      dir = mkdtempSync(join(tmpdir(), 'kyc-commit-queue-'));
+      own = new Database(join(dir, 'q.db'), { timeout: 0 });
+      own.pragma('journal_mode = WAL');
+      own.exec('CREATE TABLE t (v INTEGER NOT NULL)');
+      other = new Database(join(dir, 'q.db'), { timeout: 0 });
+      other.exec('BEGIN IMMEDIATE');
+    });
+    afterEach(() => {
+      if (other.inTransaction) other.exec('ROLLBACK');
+      other.close();
+      own.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    // SQLite answers BUSY at once here (timeout 0), as it did to the owner around a checkpoint.
+    const contended = () =>
+      new CommitQueue({
+        transaction: (body) => own.transaction(body).immediate(),
+        wrapError: (error) => new Error(`wrapped: ${(error as Error).message}`),
+        isOutage: isStoreOutage,
+        isContention: isLockContention,
+      });
+
+    it('tries a batch again while the lock is held for a moment, failing nothing and showing no outage', async () => {
+      const queue = contended();
+      const add = own.prepare('INSERT INTO t (v) VALUES (?)');
+      const write = queue.push(() => add.run(1).changes);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(queue.outage).toBeUndefined();
+      expect(queue.queued).toBe(1);
+      other.exec('COMMIT');
+      await expect(write).resolves.toBe(1);
+      expect(own.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 1 });
+    });
+
+    it('counts a lock held past the budget as an outage: other writes fail, held ones wait', async () => {
+      const queue = contended();
+      const add = own.prepare('INSERT INTO t (v) VALUES (?)');
+      const started = performance.now();
+      const held = queue.push(() => add.run(1).changes, undefined, { hold: true });
+      const refused = queue.push(() => add.run(2).changes);
+      await expect(refused).rejects.toThrow(/wrapped: database is locked/);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(CONTENTION_BUDGET_MS);
+      expect(queue.outage?.error.message).toMatch(/locked/);
+      other.exec('COMMIT');
+      await expect(held).resolves.toBe(1);
+      expect(queue.outage).toBeUndefined();
+    });
   });
 });

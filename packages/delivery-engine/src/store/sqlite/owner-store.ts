@@ -10,7 +10,7 @@ import type { SqliteFile } from './open-sqlite.js';
 import { ownerClaims } from './owner-claims.js';
 import { Reservations } from './reservations.js';
 import { refuseTransaction, runSync, wrapSqliteError } from './run-sync.js';
-import { isStoreOutage } from './store-outage.js';
+import { isLockContention, isStoreOutage } from './store-outage.js';
 import { ownership } from './take-over.js';
 import type { WalSync } from './wal-sync.js';
 
@@ -97,6 +97,7 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): D
     wrapError: (error) => wrapSqliteError('write', error),
     waitMs: RESULT_COMMIT_WAIT_MS,
     isOutage: (error) => error === fenced || isStoreOutage(error),
+    isContention: isLockContention,
   });
   const record = inFlightRecord(db, t, reservations, {
     owned: () => owner.lock.held,

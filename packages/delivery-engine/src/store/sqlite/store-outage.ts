@@ -10,3 +10,9 @@ export function isStoreOutage(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' && OUTAGE_CODES.test(code);
 }
+
+/** A lock another connection holds (the checkpointer's, a reader's): usually gone in milliseconds. */
+export function isLockContention(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(code);
+}
