@@ -45,11 +45,10 @@ describe('processes starting together on one new SQLite file', () => {
         .map((line) => line.split(' ').slice(2).map(Number) as [number, number])
         .sort((a, b) => a[0] - b[0]);
       expect(held.length, `round ${round}`).toBeGreaterThanOrEqual(1);
-      for (let i = 1; i < held.length; i++) {
-        expect(held[i][0], `round ${round}: an owner while another held the lock`).toBeGreaterThanOrEqual(
-          held[i - 1][1],
-        );
-      }
+      held.reduce((previous, next) => {
+        expect(next[0], `round ${round}: an owner while another held the lock`).toBeGreaterThanOrEqual(previous[1]);
+        return next;
+      });
       if (lines.some((line) => line.startsWith(`${round} store_locked: `))) contested++;
     }
     expect(contested).toBeGreaterThan(ROUNDS / 4);
