@@ -140,11 +140,16 @@ export function createDeliveryEngine<Transaction = never>(
   }
 
   async function idle(): Promise<void> {
-    let sleepMs = resolved.pollIntervalMs;
-    if (inFlight.size < resolved.concurrency) {
-      const due = await store.nextDueAt(limiter.saturated());
-      if (due !== undefined) sleepMs = Math.min(sleepMs, due - clock.now());
+    if (inFlight.size >= resolved.concurrency) {
+      // Every slot is taken: only a freed slot or stop() can give the loop work, and each wakes
+      // it. No timer, no AbortController: under load this wait comes once per few deliveries.
+      passStartedAt = undefined;
+      await wakeup.wait();
+      return;
     }
+    let sleepMs = resolved.pollIntervalMs;
+    const due = await store.nextDueAt(limiter.saturated());
+    if (due !== undefined) sleepMs = Math.min(sleepMs, due - clock.now());
     // From here on the loop waits (for work, a wake-up or a retry of a racing claim): not busy.
     passStartedAt = undefined;
     if (sleepMs <= 0) {

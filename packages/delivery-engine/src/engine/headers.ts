@@ -34,14 +34,18 @@ export function attemptHeaders(input: {
  * written, so no store, backup or dashboard ever holds it. The signature is kept: it reveals
  * nothing about the secret and lets support compare it with what the receiver computed.
  */
-export function redactHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
-  const copy: Record<string, string> = { ...headers };
+export function redactHeaders(headers: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
   // The engine writes protocol header names in lower case (HEADERS): one look-up in the usual case.
-  if (copy[HEADERS.authorization] !== undefined) copy[HEADERS.authorization] = `${AUTH_SCHEME} ${REDACTED}`;
-  else {
-    for (const name of Object.keys(copy)) {
-      if (name.toLowerCase() === HEADERS.authorization) copy[name] = `${AUTH_SCHEME} ${REDACTED}`;
+  if (headers[HEADERS.authorization] !== undefined) {
+    return { ...headers, [HEADERS.authorization]: `${AUTH_SCHEME} ${REDACTED}` };
+  }
+  let copy: Record<string, string> | undefined;
+  for (const name in headers) {
+    if (name.toLowerCase() === HEADERS.authorization) {
+      copy ??= { ...headers };
+      copy[name] = `${AUTH_SCHEME} ${REDACTED}`;
     }
   }
-  return copy;
+  // Nothing to hide (no Auth Key on this delivery): the headers as they are, without a copy.
+  return copy ?? headers;
 }

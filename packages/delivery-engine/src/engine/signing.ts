@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { SIGNING_SECRET_PREFIX as SECRET_PREFIX } from '@kyc/contracts';
 import { DeliveryEngineError } from '../delivery-engine-error.js';
 
@@ -46,13 +46,31 @@ export function signingSecretList(secrets: string): string[] {
   return secrets.split(' ').filter((secret) => secret !== '');
 }
 
+/** Parsed keys kept per stored `signingSecret` value; a company's secret is parsed once, not per attempt. */
+const MAX_CACHED_SECRETS = 1024;
+const keysBySecrets = new Map<string, readonly KeyObject[]>();
+
+function keysOf(secrets: string): readonly KeyObject[] {
+  let keys = keysBySecrets.get(secrets);
+  if (keys === undefined) {
+    keys = signingSecretList(secrets).map((secret) => createSecretKey(signingKey(secret, 'standardWebhooksSignature')));
+    if (keysBySecrets.size >= MAX_CACHED_SECRETS) keysBySecrets.clear();
+    keysBySecrets.set(secrets, keys);
+  }
+  return keys;
+}
+
 /**
  * The `webhook-signature` value for one or several secrets: one `v1,…` signature per secret,
  * space-separated, in the order given (Standard Webhooks lets a header carry several, and a
  * receiver accepts the delivery when any one verifies).
  */
 export function signatureHeaderValue(secrets: string, id: string, timestampSeconds: number, body: string): string {
-  return signingSecretList(secrets)
-    .map((secret) => standardWebhooksSignature(secret, id, timestampSeconds, body))
-    .join(' ');
+  const keys = keysOf(secrets);
+  const signed = `${id}.${timestampSeconds}.${body}`;
+  let value = '';
+  for (const key of keys) {
+    value += `${value === '' ? '' : ' '}v1,${createHmac('sha256', key).update(signed).digest('base64')}`;
+  }
+  return value;
 }

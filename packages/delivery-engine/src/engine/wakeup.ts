@@ -5,7 +5,7 @@
 export interface Wakeup {
   wake(): void;
   /** Resolves at the next `wake()` (at once if one happened since `reset()`), or when `signal` aborts. */
-  wait(signal: AbortSignal): Promise<void>;
+  wait(signal?: AbortSignal): Promise<void>;
   reset(): void;
 }
 
@@ -19,7 +19,8 @@ export function createWakeup(): Wakeup {
       waiters.clear();
     },
     wait(signal) {
-      if (pending || signal.aborted) return Promise.resolve();
+      if (pending || signal?.aborted === true) return Promise.resolve();
+      if (signal === undefined) return new Promise<void>((resolve) => waiters.add(resolve));
       return new Promise<void>((resolve) => {
         // An aborted wait removes itself so idle polling never accumulates closures.
         const done = () => {

@@ -1,21 +1,17 @@
-import { EventEmitter } from 'node:events';
-
 type AbortListener = () => void;
 
 /**
- * The abort switch of one attempt, fired by its deadline or by a stop. undici takes any object
- * with `aborted`, `reason` and `addEventListener`/`removeEventListener` as a request signal, and
- * one of these costs a fraction of an `AbortController` plus its EventTarget listeners, which
- * showed up on the hot path. A real `AbortSignal` is made only when a resolver needs one.
- *
- * undici 8 hands any signal that has `aborted` to Node's `events.addAbortListener`, which calls
- * `addEventListener` on it; an EventEmitter alone (enough for undici 7) fails there.
+ * The abort switch of one attempt, fired by its deadline or by a stop. It costs a fraction of an
+ * `AbortController` plus its EventTarget listeners, which showed up on the hot path, and of an
+ * EventEmitter, whose `once` binds a wrapper per listener: an attempt has one or two listeners,
+ * kept in a plain array. A real `AbortSignal` is made only when a resolver needs one.
  */
-export class AttemptAbort extends EventEmitter {
+export class AttemptAbort {
   aborted = false;
   reason: unknown = undefined;
   /** Set when the deadline (rather than a stop) fired. */
   timedOut = false;
+  #listeners: AbortListener[] | undefined;
   #controller: AbortController | undefined;
 
   abort(reason: unknown, timedOut = false): void {
@@ -24,16 +20,22 @@ export class AttemptAbort extends EventEmitter {
     this.reason = reason;
     this.timedOut = timedOut;
     this.#controller?.abort(reason);
-    this.emit('abort');
-  }
-
-  addEventListener(type: 'abort', listener: AbortListener): void {
+    const listeners = this.#listeners;
+    this.#listeners = undefined;
     // Every listener is a one-shot: the switch fires once.
-    this.once(type, listener);
+    if (listeners !== undefined) for (const listener of listeners) listener();
   }
 
-  removeEventListener(type: 'abort', listener: AbortListener): void {
-    this.removeListener(type, listener);
+  addEventListener(_type: 'abort', listener: AbortListener): void {
+    if (this.aborted) return;
+    (this.#listeners ??= []).push(listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: AbortListener): void {
+    const listeners = this.#listeners;
+    if (listeners === undefined) return;
+    const index = listeners.indexOf(listener);
+    if (index !== -1) listeners.splice(index, 1);
   }
 
   /** A standard `AbortSignal` that follows this switch (for resolvers). */

@@ -76,6 +76,21 @@ function proxyFor(proxy: string | undefined, secureContext: SecureContext | unde
 }
 
 /**
+ * An attempt's deadline fired. The abort waits for the next check phase, after the poll phase
+ * has read whatever already arrived: a process paused past its deadline (SIGSTOP, a frozen VM, a
+ * long block) finds the timer and the answer ready together, and an answer that arrived is
+ * recorded as what it was. (Node 24 already polls first in the cases chaos `sigstop` plays; this
+ * keeps it so.) Module-level functions with arguments: no closures allocated per attempt.
+ */
+function deadlineReached(abort: AttemptAbort, deadlineMs: number): void {
+  setImmediate(abortOnDeadline, abort, deadlineMs);
+}
+
+function abortOnDeadline(abort: AttemptAbort, deadlineMs: number): void {
+  abort.abort(new Error(`deadline of ${deadlineMs} ms ran out`), true);
+}
+
+/**
  * Creates the sender of webhook attempts. Each `send` vets the URL again (https only, host
  * resolved once, every answer checked by the SSRF policy), dials exactly the first vetted
  * address over a pooled connection kept per (origin, address), POSTs the body, and reads at
@@ -134,14 +149,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const abort = new AttemptAbort();
-    // The abort waits for the next check phase, after the poll phase has read whatever already
-    // arrived: a process paused past its deadline (SIGSTOP, a frozen VM, a long block) finds the
-    // timer and the answer ready together, and an answer that arrived is recorded as what it was.
-    // (Node 24 already polls first in the cases chaos `sigstop` plays; this keeps it so.)
-    const timer = setTimeout(
-      () => setImmediate(() => abort.abort(new Error(`deadline of ${deadlineMs} ms ran out`), true)),
-      deadlineMs,
-    );
+    const timer = setTimeout(deadlineReached, deadlineMs, abort, deadlineMs);
     stops.add(stop, abort);
     stops.add(signal, abort);
     let status: number | undefined;

@@ -20,6 +20,8 @@ export interface PoolSettings {
 export class PoolCache {
   readonly #pools = new Map<string, Pool>();
   readonly #settings: PoolSettings;
+  /** The most recently used key: a run of sends to one endpoint skips the LRU re-insert. */
+  #lastKey: string | undefined;
   #closed = false;
 
   constructor(settings: PoolSettings) {
@@ -31,6 +33,8 @@ export class PoolCache {
     if (this.#closed) throw new Error('transport is closed');
     const key = `${origin} ${address.address}`;
     const existing = this.#pools.get(key);
+    if (existing !== undefined && key === this.#lastKey) return existing;
+    this.#lastKey = key;
     if (existing !== undefined) {
       // Re-insert: Map iteration order is insertion order, so the first key is the least recent.
       this.#pools.delete(key);
