@@ -14,6 +14,7 @@ export type {
   Inbox,
   InboxDatabase,
   InboxDialect,
+  InboxOpening,
   InboxOptions,
   InboxOutcome,
   InboxQueryResult,

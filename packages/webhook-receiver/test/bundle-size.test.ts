@@ -15,6 +15,11 @@ describe('core bundle from the published builds (esbuild, minified + gzip, platf
     expect(gzipBytes).toBeLessThanOrEqual(BUNDLE_CEILINGS.createWebhookReceiver);
   });
 
+  it('leaves the inbox out: its runner comes with the object defineInbox() (or an adapter) returns', async () => {
+    const { inputs } = await bundleReport(['createWebhookReceiver'], { from: 'source' });
+    expect(inputs.filter((input) => input.includes('/src/inbox/'))).toEqual([]);
+  });
+
   it('uses Web-standard APIs only: no Buffer, no process, no node:* in any file the core pulls in', async () => {
     const { inputs } = await bundleReport(['createWebhookReceiver', 'parseWebhook', 'memoryIdempotencyStore'], {
       from: 'source',

@@ -1,25 +1,15 @@
 import { DEFAULT_INBOX_LOCK_TIMEOUT_MS, MAX_INBOX_LOCK_TIMEOUT_MS } from '@kyc/contracts/webhook-reader';
+import type { InboxRunner } from '../receiver/resolve-options.js';
 import { WebhookError } from '../webhook-error.js';
+import { runInbox } from './run-inbox.js';
 import { DEFAULT_INBOX_TABLE, type InboxStatements, inboxStatements, tableNames } from './statements.js';
 import type { Inbox, InboxDatabase, InboxOptions, InboxSettings } from './types.js';
 
 /** An inbox with its statements built once, as the receiver, `migrateInbox` and `pruneInbox` use it. */
-export interface PreparedInbox<Tx> extends Inbox<Tx> {
+export interface PreparedInbox<Tx> {
+  readonly database: InboxDatabase<Tx>;
+  readonly settings: InboxSettings;
   readonly statements: InboxStatements;
-}
-
-/**
- * An error for `InboxTransaction.commit()` to reject with when the database certainly did not
- * commit (as opposed to a lost connection, where nobody knows): the receiver then answers 500
- * like a failed handler, since nothing of the delivery was kept.
- */
-export function rolledBackError(message: string): Error {
-  return Object.assign(new Error(message), { inboxRolledBack: true });
-}
-
-/** Whether `commit()` rejected with {@link rolledBackError}. */
-export function isRolledBack(error: unknown): boolean {
-  return error instanceof Error && (error as { inboxRolledBack?: unknown }).inboxRolledBack === true;
 }
 
 const prepared = /* @__PURE__ */ new WeakMap<Inbox<unknown>, InboxStatements>();
@@ -53,9 +43,16 @@ export function defineInbox<Tx>(database: InboxDatabase<Tx>, options: InboxOptio
     lockTimeoutMs,
     staleResults,
   });
-  const inbox: Inbox<Tx> = Object.freeze({ database, settings });
-  prepared.set(inbox, inboxStatements(database.dialect, settings));
-  return inbox;
+  const statements = inboxStatements(database.dialect, settings);
+  const ready: PreparedInbox<Tx> = { database, settings, statements };
+  // The receiver calls `run` for each delivery: the runner comes with the inbox, so a receiver
+  // without one does not bundle it (as `auditTrail()` carries the audit trail). Not enumerable,
+  // so a copy of the object (`{ ...inbox }`) is refused, as before, rather than half-working.
+  const run: InboxRunner = (receiver, event, input, trace) =>
+    runInbox(receiver, ready as PreparedInbox<unknown>, event, input, trace);
+  const inbox = Object.defineProperty({ database, settings }, 'run', { value: run }) as Inbox<Tx>;
+  prepared.set(inbox, statements);
+  return Object.freeze(inbox);
 }
 
 /** The inbox with its statements; refuses an object that `defineInbox` (or an adapter) did not make. */
@@ -66,5 +63,5 @@ export function prepareInbox<Tx>(inbox: Inbox<Tx>, where: string): PreparedInbox
       'invalid_option',
       `${where}: inbox must be made by an adapter (pgInbox, drizzleInbox, …) or defineInbox.`,
     );
-  return { ...inbox, statements };
+  return { database: inbox.database, settings: inbox.settings, statements };
 }

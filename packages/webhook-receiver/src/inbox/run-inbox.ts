@@ -7,8 +7,9 @@ import type { RequestTrace } from '../receiver/request-finished.js';
 import type { ResolvedOptions } from '../receiver/resolve-options.js';
 import type { ReceiverAnswer, ReceiverInput, ReceiverLogger } from '../receiver/types.js';
 import { classifyDatabaseError } from './database-errors.js';
-import { isRolledBack, type PreparedInbox } from './define-inbox.js';
-import { missingTable, type OpenedEvent, openEvent } from './open-event.js';
+import type { PreparedInbox } from './define-inbox.js';
+import { beginEvent, missingTable } from './open-event.js';
+import { isRolledBack } from './rolled-back.js';
 import type { InboxTransaction, SupersededBy } from './types.js';
 
 type Fields = Record<string, unknown>;
@@ -198,19 +199,13 @@ export async function runInbox(
   trace: RequestTrace,
 ): Promise<ReceiverAnswer> {
   const fields = fieldsOf(event);
-  let tx: InboxTransaction<unknown>;
-  try {
-    tx = await inbox.database.begin();
-  } catch (error) {
-    return unavailable(options, trace, 'begin', error, fields);
+  const begun = await beginEvent(inbox, event, options.now());
+  if (!begun.ok) {
+    if (begun.stage === 'begin') return unavailable(options, trace, 'begin', begun.error, fields);
+    if (begun.tx !== undefined) await rollbackQuietly(begun.tx, options.logger, fields);
+    return refusedOpen(options, inbox, trace, begun.error, fields);
   }
-  let opened: OpenedEvent;
-  try {
-    opened = await openEvent(inbox, tx, event, options.now());
-  } catch (error) {
-    await rollbackQuietly(tx, options.logger, fields);
-    return refusedOpen(options, inbox, trace, error, fields);
-  }
+  const { tx, opened } = begun;
   if (opened.kind === 'duplicate') {
     await rollbackQuietly(tx, options.logger, fields);
     trace.inbox = 'duplicate';

@@ -81,7 +81,13 @@ export function inboxDdl(dialect: InboxDialect, tableName: string): string[] {
 
 /** The statements of one delivery, built once per inbox. Placeholders are `?`, in order. */
 export interface InboxStatements {
-  /** Bounds every lock wait of this transaction (the key, the session row). */
+  /**
+   * Postgres: the whole opening of a delivery in one round trip (see `openPostgres`); params
+   * `[lock timeout, key, session, status, event time, arrival]`. `undefined` on MySQL, which
+   * has no data-modifying CTE: there the statements below run one by one.
+   */
+  readonly open: string | undefined;
+  /** MySQL: bounds every lock wait of this transaction (the key, the session row). */
   readonly lockTimeout: (ms: number) => readonly [string, readonly unknown[]];
   /** Inserts the event's key; affects 0 rows when it is already there (committed). */
   readonly insertKey: string;
@@ -91,10 +97,43 @@ export interface InboxStatements {
   readonly insertSession: string;
   /** Reads and locks the session's newest result. */
   readonly lockSession: string;
+  /** Replaces the session's newest result if older than this event's; affects 0 rows otherwise. */
   readonly updateSession: string;
   /** Deletes up to a batch of keys older than a time. */
   readonly pruneKeys: string;
   readonly pruneSessions: string;
+}
+
+/**
+ * One statement, one round trip, for what took four to six (lock timeout; key; session insert,
+ * or session read then update): every statement costs the Node process about as much CPU as
+ * the handler's own UPDATE, and the inbox's cost is counted against that UPDATE's transaction.
+ * - `timeout` runs first: the key's INSERT reads its row, so `lock_timeout` (local to the
+ *   transaction, as `SET LOCAL`) is in force before that INSERT can wait on a concurrent copy.
+ * - `key` inserts the event's key; a copy held by another open transaction waits here.
+ * - `applied` runs only on the key's RETURNING row (a duplicate touches no session) and only
+ *   with an event time; it inserts the session's first result or, under the row lock that
+ *   ON CONFLICT DO UPDATE takes even when its WHERE is false, replaces an older one.
+ * `applied = 0` after `inserted = 1` is the rare path (stale, or no event time): the session
+ * row, already locked, is then read by `lockSession`.
+ */
+function openPostgres(table: string, sessionsTable: string): string {
+  return `WITH timeout AS (SELECT set_config('lock_timeout', ?, true)),
+key AS (
+  INSERT INTO ${table} (event_key, session_id, status, event_at_ms, received_at_ms)
+  SELECT ?, ?, ?, ?::bigint, ?::bigint FROM timeout
+  ON CONFLICT (event_key) DO NOTHING
+  RETURNING session_id, status, event_at_ms, received_at_ms
+),
+applied AS (
+  INSERT INTO ${sessionsTable} AS s (session_id, status, event_at_ms, applied_at_ms)
+  SELECT session_id, status, event_at_ms, received_at_ms FROM key WHERE event_at_ms IS NOT NULL
+  ON CONFLICT (session_id) DO UPDATE
+  SET status = EXCLUDED.status, event_at_ms = EXCLUDED.event_at_ms, applied_at_ms = EXCLUDED.applied_at_ms
+  WHERE s.event_at_ms < EXCLUDED.event_at_ms
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM key)::int AS inserted, (SELECT count(*) FROM applied)::int AS applied`;
 }
 
 export function inboxStatements(dialect: InboxDialect, settings: InboxSettings): InboxStatements {
@@ -103,11 +142,9 @@ export function inboxStatements(dialect: InboxDialect, settings: InboxSettings):
   const ignore = (insert: string, key: string) =>
     pg ? `INSERT INTO ${insert} ON CONFLICT (${key}) DO NOTHING` : `INSERT IGNORE INTO ${insert}`;
   return {
-    lockTimeout: pg
-      ? // set_config(…, true) is SET LOCAL: it ends with the transaction.
-        (ms) => ['SELECT set_config(?, ?, true)', ['lock_timeout', `${ms}ms`]]
-      : // InnoDB counts whole seconds; the session setting stays on the connection.
-        (ms) => ['SET SESSION innodb_lock_wait_timeout = ?', [Math.max(1, Math.ceil(ms / 1000))]],
+    open: pg ? openPostgres(table, sessionsTable) : undefined,
+    // InnoDB counts whole seconds; the session setting stays on the connection. (Postgres: in `open`.)
+    lockTimeout: (ms) => ['SET SESSION innodb_lock_wait_timeout = ?', [Math.max(1, Math.ceil(ms / 1000))]],
     insertKey: ignore(
       `${table} (event_key, session_id, status, event_at_ms, received_at_ms) VALUES (?, ?, ?, ?, ?)`,
       'event_key',
@@ -118,7 +155,8 @@ export function inboxStatements(dialect: InboxDialect, settings: InboxSettings):
       'session_id',
     ),
     lockSession: `SELECT status, event_at_ms FROM ${sessionsTable} WHERE session_id = ? FOR UPDATE`,
-    updateSession: `UPDATE ${sessionsTable} SET status = ?, event_at_ms = ?, applied_at_ms = ? WHERE session_id = ?`,
+    // Affects the row only when this event is newer: one statement for "read, compare, write".
+    updateSession: `UPDATE ${sessionsTable} SET status = ?, event_at_ms = ?, applied_at_ms = ? WHERE session_id = ? AND event_at_ms < ?`,
     pruneKeys: pg
       ? `DELETE FROM ${table} WHERE event_key IN (SELECT event_key FROM ${table} WHERE received_at_ms < ? ORDER BY received_at_ms LIMIT ?)`
       : `DELETE FROM ${table} WHERE received_at_ms < ? ORDER BY received_at_ms LIMIT ?`,

@@ -34,10 +34,23 @@ export interface InboxTransaction<Tx> {
   readonly commitChecked?: boolean;
 }
 
+/** A transaction just begun, and the result of its first statement. */
+export interface InboxOpening<Tx> {
+  readonly transaction: InboxTransaction<Tx>;
+  readonly result: InboxQueryResult;
+}
+
 /** A database the inbox can open transactions on: what each adapter implements, in a few lines. */
 export interface InboxDatabase<Tx> {
   readonly dialect: InboxDialect;
   begin(): Promise<InboxTransaction<Tx>>;
+  /**
+   * Optional: begins a transaction and runs its first statement in the same round trip (the
+   * `pg` adapter sends BEGIN and the statement in one batch). On rejection the transaction has
+   * already been ended. Without it the receiver calls `begin()`, then `query()`: one more round
+   * trip per delivery, which is most of the inbox's cost on a fast handler.
+   */
+  beginWith?(sql: string, params: readonly unknown[]): Promise<InboxOpening<Tx>>;
 }
 
 /** What to do with a result older than the one already applied to its session. */
@@ -82,6 +95,12 @@ export interface InboxSettings {
 export interface Inbox<Tx> {
   readonly database: InboxDatabase<Tx>;
   readonly settings: InboxSettings;
+  /**
+   * How the receiver runs one delivery in inbox mode (`InboxRunner`). The inbox carries its
+   * runner so that receivers without an inbox do not bundle it.
+   * @internal
+   */
+  readonly run: (...args: never[]) => unknown;
 }
 
 /** The newest result already applied to the session, when the event at hand is not newer. */

@@ -69,7 +69,8 @@ function json(
 
 const PROCESSED = json('processed', undefined, WEBHOOK_SUCCESS_STATUS, { received: true });
 const DUPLICATE = json('duplicate', undefined, WEBHOOK_SUCCESS_STATUS, { received: true, duplicate: true });
-const STALE = json('stale', undefined, WEBHOOK_SUCCESS_STATUS, { received: true, stale: true });
+// Pure: a receiver without an inbox never answers it, and bundlers then leave it out.
+const STALE = /* @__PURE__ */ json('stale', undefined, WEBHOOK_SUCCESS_STATUS, { received: true, stale: true });
 
 /** 200: processed now, or already processed before. Shared frozen objects: adapters must copy, not mutate. */
 export function acceptedAnswer(duplicate: boolean): ReceiverAnswer {

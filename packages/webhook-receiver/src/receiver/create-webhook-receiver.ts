@@ -1,6 +1,5 @@
 import { CONTENT_LENGTH_HEADER, HEADERS, WEBHOOK_METHOD } from '@kyc/contracts/webhook-reader';
 import type { ClaimResult } from '../idempotency/store.js';
-import { runInbox } from '../inbox/run-inbox.js';
 import { AUTH_MALFORMED, AUTH_MISSING, matchAuthorization } from '../match-authorization.js';
 import { type KycWebhookEvent, parseWebhook } from '../parse-webhook.js';
 import type { StandardWebhooksVerifier } from '../signatures/standard-webhooks.js';
@@ -121,7 +120,7 @@ async function receive(options: ResolvedOptions, input: ReceiverInput, trace: Re
   trace.event = event;
 
   // Inbox mode: the key lives in the customer's transaction, not in a claim store.
-  if (options.inbox !== undefined) return await runInbox(options, options.inbox, event, input, trace);
+  if (options.inbox !== undefined) return await options.inbox(options, event, input, trace);
   const key = event.idempotencyKey;
   let claimed: ClaimResult;
   try {

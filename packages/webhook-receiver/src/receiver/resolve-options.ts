@@ -7,13 +7,28 @@ import {
 } from '@kyc/contracts/webhook-reader';
 import { memoryIdempotencyStore } from '../idempotency/memory.js';
 import type { ClaimOptions, CompleteOptions, IdempotencyStore } from '../idempotency/store.js';
-import { type PreparedInbox, prepareInbox } from '../inbox/define-inbox.js';
+import type { KycWebhookEvent } from '../parse-webhook.js';
 import { createStandardWebhooksVerifier, type StandardWebhooksVerifier } from '../signatures/standard-webhooks.js';
 import { telemetryListener } from '../telemetry/telemetry-listener.js';
 import { WebhookError } from '../webhook-error.js';
-import type { RequestFinishedListener } from './request-finished.js';
+import type { RequestFinishedListener, RequestTrace } from './request-finished.js';
 import { safeLogger } from './safe-logger.js';
-import type { AuditTrail, ReceiverLogger, WebhookHandler, WebhookReceiverOptions } from './types.js';
+import type {
+  AuditTrail,
+  ReceiverAnswer,
+  ReceiverInput,
+  ReceiverLogger,
+  WebhookHandler,
+  WebhookReceiverOptions,
+} from './types.js';
+
+/** Inbox mode: runs one delivery. Carried by the inbox (`Inbox.run`, inbox/define-inbox.ts). */
+export type InboxRunner = (
+  options: ResolvedOptions,
+  event: KycWebhookEvent,
+  input: ReceiverInput,
+  trace: RequestTrace,
+) => Promise<ReceiverAnswer>;
 
 /** Options after validation, with every default applied. */
 export interface ResolvedOptions {
@@ -21,7 +36,7 @@ export interface ResolvedOptions {
   readonly onEvent: WebhookHandler<unknown>;
   readonly store: IdempotencyStore;
   /** Inbox mode: the customer's database holds the keys (the store is then unused). */
-  readonly inbox: PreparedInbox<unknown> | undefined;
+  readonly inbox: InboxRunner | undefined;
   readonly maxBodyBytes: number;
   readonly strict: boolean;
   readonly handlerTimeoutMs: number;
@@ -103,12 +118,16 @@ function secretsOf(authKeys: readonly string[] | undefined, signingSecrets: unkn
 }
 
 /** Validates options and applies defaults; throws `WebhookError('invalid_option')` naming the option. */
-function inboxOf(options: WebhookReceiverOptions<unknown>): PreparedInbox<unknown> | undefined {
-  if (options.inbox === undefined) return undefined;
+function inboxOf(options: WebhookReceiverOptions<unknown>): InboxRunner | undefined {
+  const inbox: unknown = options.inbox;
+  if (inbox === undefined) return undefined;
   // Two records of "processed" would disagree after a crash between them: one or the other.
   if (options.idempotencyStore !== undefined)
     invalid('inbox and idempotencyStore exclude each other: the inbox is the record of processed events.');
-  return prepareInbox(options.inbox, 'createWebhookReceiver');
+  // The runner comes with the inbox (inbox/define-inbox.ts), so the core does not carry it.
+  const run = (inbox as { run?: unknown } | null)?.run;
+  if (typeof run !== 'function') invalid('inbox must be made by an adapter (pgInbox …) or defineInbox.');
+  return run as InboxRunner;
 }
 
 export function resolveOptions(options: WebhookReceiverOptions<unknown>): ResolvedOptions {

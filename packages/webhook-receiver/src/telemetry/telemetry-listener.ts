@@ -29,7 +29,7 @@ function instrument(api: OtelApi, options: ReceiverTelemetryOptions, trustTraceC
   });
   // Inbox mode: one count per inbox result (six values), e.g. duplicates absorbed, stale results skipped.
   const inboxResults = meter.createCounter('kyc.webhook.inbox', {
-    description: 'Deliveries handled by the transactional inbox, by result',
+    description: 'Inbox deliveries, by result',
     unit: '{request}',
   });
   const byInbox = new Map<string, Attributes>();

@@ -17,12 +17,8 @@ import { build } from 'esbuild';
  * packages it bundles; issue 21 adds 0.4 KB (14 056 B): the request path split by what it waits
  * for (checkHead, a sync and an async handler path, listeners awaited only when they answer with
  * a promise), the request input and trace as classes, and `handle`'s one-call body read.
- * 2026-11-27, 14 KB → 16 KB: issue 29's inbox mode (15 920 B, +1.9 KB): `createWebhookReceiver`
- * imports the inbox runner (`inbox/run-inbox.ts`) for the `inbox` option. It belongs out of this
- * bundle the way the audit trail is: carried by the object `defineInbox()` returns, which only a
- * receiver with an inbox imports; until that move, every receiver pays for it.
  */
-export const BUNDLE_CEILINGS = { verifyAuthorization: 1024, createWebhookReceiver: 16 * 1024 } as const;
+export const BUNDLE_CEILINGS = { verifyAuthorization: 1024, createWebhookReceiver: 14 * 1024 } as const;
 
 const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
 

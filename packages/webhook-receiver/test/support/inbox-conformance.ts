@@ -131,6 +131,20 @@ export function inboxConformanceSuite<Tx>(
       expect(await effectsOf(id)).toBe(1);
     });
 
+    it('bounds the wait on a session held by another result of it: 409 past the lock timeout', async () => {
+      const { runs, send } = receiverWith(() => pause(2500), { lockTimeoutMs: 1000 });
+      const id = session();
+      const first = send(status(id, 'PENDING', '2026-11-21T10:00:00.000Z'));
+      await pause(300);
+      const started = Date.now();
+      const waited = await send(status(id, 'APPROVED', '2026-11-21T11:00:00.000Z'));
+      expect(waited.status).toBe(409);
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect((await first).status).toBe(200);
+      expect(runs).toHaveLength(1);
+      expect(await keysOf(id)).toBe(1);
+    });
+
     it('rolls back the effect and the key when the handler throws (500); the retry starts clean', async () => {
       let fail = true;
       const { runs, send } = receiverWith(() => {

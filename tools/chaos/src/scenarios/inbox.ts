@@ -16,13 +16,23 @@ import { type ChildScript, spawnScript } from '../support/spawn-script.js';
 
 const COPIES = 20;
 const FILE = 'inbox/open-event.ts';
-// The broken build: the key is committed in a transaction of its own before the handler runs.
+// The broken build: the key is committed in a transaction of its own before the handler runs
+// (Postgres: the one-round-trip opening; MySQL: the key's INSERT).
 const OUTSIDE: readonly SourcePatch[] = [
+  {
+    file: FILE,
+    search: 'opening = await database.beginWith(statements.open, openParams(inbox, event, at));',
+    replace:
+      'const outside = await database.beginWith(statements.open, openParams(inbox, event, at));\n' +
+      '      await outside.transaction.commit();\n' +
+      '      opening = { transaction: await database.begin(), result: outside.result };',
+  },
   {
     file: FILE,
     search: 'const inserted = await tx.query(statements.insertKey, [',
     replace:
-      'const outside = await inbox.database.begin();\n  const inserted = await outside.query(statements.insertKey, [',
+      'const outside = await inbox.database.begin();\n' +
+      '  const inserted = await outside.query(statements.insertKey, [',
   },
   {
     file: FILE,

@@ -1,7 +1,9 @@
 import { WebhookError } from '../../webhook-error.js';
-import { defineInbox, rolledBackError } from '../define-inbox.js';
+import { defineInbox } from '../define-inbox.js';
 import { numberPlaceholders } from '../placeholders.js';
-import type { Inbox, InboxOptions, InboxTransaction } from '../types.js';
+import { rolledBackError } from '../rolled-back.js';
+import type { Inbox, InboxOpening, InboxOptions, InboxTransaction } from '../types.js';
+import { beginBatch, isBatchable } from './pg-batch.js';
 
 /** What the inbox uses of a `pg` `PoolClient` (structural: any compatible client fits). */
 export interface PgClientLike {
@@ -27,6 +29,42 @@ async function begin<Client extends PgClientLike>(pool: PgPoolLike<Client>): Pro
     client.release(error instanceof Error ? error : true);
     throw error;
   }
+  return transactionOn(client);
+}
+
+/**
+ * BEGIN and the inbox's first statement in one round trip on node-postgres's own client; on
+ * another pg-compatible client, one after the other. A failure rolls back before rejecting.
+ */
+async function beginWith<Client extends PgClientLike>(
+  pool: PgPoolLike<Client>,
+  sql: string,
+  params: readonly unknown[],
+): Promise<InboxOpening<Client>> {
+  const client = await pool.connect();
+  if (!isBatchable(client)) {
+    const transaction = await begin({ connect: async () => client });
+    try {
+      return { transaction, result: await transaction.query(sql, params) };
+    } catch (error) {
+      await transaction.rollback().catch(() => undefined);
+      throw error;
+    }
+  }
+  try {
+    const result = await beginBatch(client, numberPlaceholders(sql), params);
+    return { transaction: transactionOn(client), result };
+  } catch (error) {
+    // The transaction is aborted (or never began): end it before the client goes back to the pool.
+    await client.query('ROLLBACK').then(
+      () => client.release(),
+      (failure: unknown) => client.release(failure instanceof Error ? failure : true),
+    );
+    throw error;
+  }
+}
+
+function transactionOn<Client extends PgClientLike>(client: Client): InboxTransaction<Client> {
   let open = true;
   const finish = async (statement: 'COMMIT' | 'ROLLBACK') => {
     if (!open) throw ended();
@@ -80,5 +118,8 @@ async function begin<Client extends PgClientLike>(pool: PgPoolLike<Client>): Pro
 export function pgInbox<Client extends PgClientLike>(pool: PgPoolLike<Client>, options?: InboxOptions): Inbox<Client> {
   if (typeof pool?.connect !== 'function')
     throw new WebhookError('invalid_option', 'pgInbox: pool must be a pg Pool (with connect()).');
-  return defineInbox({ dialect: 'postgres', begin: () => begin(pool) }, options);
+  return defineInbox(
+    { dialect: 'postgres', begin: () => begin(pool), beginWith: (sql, params) => beginWith(pool, sql, params) },
+    options,
+  );
 }

@@ -1,0 +1,99 @@
+import type { InboxQueryResult } from '../types.js';
+
+/** The part of a `pg` `Connection` a batch writes to: the extended-protocol messages. */
+interface PgWire {
+  readonly stream: { cork?(): void; uncork?(): void };
+  parse(message: { text: string }): void;
+  bind(message: { values?: readonly (string | null)[] }): void;
+  describe(message: { type: 'P'; name: string }): void;
+  execute(message: object): void;
+  sync(): void;
+}
+
+/** A `pg` `Client` whose connection a batch can be written to (not a pipelined or native one). */
+export interface BatchableClient {
+  readonly connection: PgWire;
+  query(submittable: object): unknown;
+}
+
+/** Whether `client` is node-postgres's own `Client`, with the wire a batch needs. */
+export function isBatchable(client: object): client is BatchableClient {
+  const { connection, pipeline } = client as { connection?: Partial<PgWire>; pipeline?: unknown };
+  // A pipelined client refuses custom submittables; the native one has no such connection.
+  return pipeline !== true && typeof connection?.parse === 'function' && typeof connection.sync === 'function';
+}
+
+type Callback = (error: Error | null, result?: InboxQueryResult) => void;
+
+/**
+ * `BEGIN` and one statement written in one go, ending in a single Sync, so the server answers
+ * both in one round trip: node-postgres sends each `query()` only after the previous one's
+ * answer. A "submittable" is node-postgres's documented hook for custom queries (pg-cursor is
+ * one); the client calls the `handle…` methods below with the server's messages. If BEGIN or
+ * the statement fails, the server skips the rest up to the Sync, and the error ends the batch.
+ * The answer is in text format: values arrive as strings (or `null`).
+ */
+class BeginBatch {
+  private names: string[] = [];
+  private readonly rows: Record<string, unknown>[] = [];
+
+  constructor(
+    private readonly text: string,
+    private readonly values: readonly (string | null)[],
+    // Named `callback`, as pg's own queries: the client wraps it for `query_timeout`.
+    public callback: Callback,
+  ) {}
+
+  submit(wire: PgWire): void {
+    wire.stream.cork?.();
+    try {
+      wire.parse({ text: 'BEGIN' });
+      wire.bind({});
+      wire.execute({});
+      wire.parse({ text: this.text });
+      wire.bind({ values: this.values });
+      wire.describe({ type: 'P', name: '' });
+      wire.execute({});
+      wire.sync();
+    } finally {
+      wire.stream.uncork?.();
+    }
+  }
+
+  handleRowDescription(message: { fields: { name: string }[] }): void {
+    this.names = message.fields.map((field) => field.name);
+  }
+
+  handleDataRow(message: { fields: unknown[] }): void {
+    this.rows.push(Object.fromEntries(this.names.map((name, index) => [name, message.fields[index]])));
+  }
+
+  handleCommandComplete(): void {}
+
+  handleEmptyQuery(): void {}
+
+  handleError(error: Error): void {
+    const callback = this.callback;
+    this.callback = () => undefined;
+    callback(error);
+  }
+
+  handleReadyForQuery(): void {
+    this.callback(null, { rows: this.rows, affected: this.rows.length });
+  }
+}
+
+/** Sends `BEGIN` and `text` in one round trip; resolves with the statement's rows. */
+export function beginBatch(
+  client: BatchableClient,
+  text: string,
+  params: readonly unknown[],
+): Promise<InboxQueryResult> {
+  // Text-format parameters, as pg's own Query sends strings and numbers.
+  const values = params.map((value) => (value === null || value === undefined ? null : String(value)));
+  return new Promise((resolve, reject) => {
+    client.query(
+      new BeginBatch(text, values, (error, result) => (error ? reject(error) : resolve(result as InboxQueryResult))),
+    );
+  });
+}
