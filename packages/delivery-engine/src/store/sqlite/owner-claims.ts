@@ -3,7 +3,7 @@ import type { CommitQueue } from './commit-queue.js';
 import { claimOf, type DueRow } from './due-reads.js';
 import type { LocalQueue } from './local-queue.js';
 import type { Reservations } from './reservations.js';
-import { RUNWAY_ROWS, Runway, type RunwayEntry } from './runway.js';
+import { RUNWAY_PER_ORIGIN_FACTOR, RUNWAY_ROWS, Runway, type RunwayEntry } from './runway.js';
 
 export interface OwnerClaimsParts {
   readonly reservations: Reservations;
@@ -108,12 +108,12 @@ export function ownerClaims({ reservations, queue, readDue, commits }: OwnerClai
   /**
    * Reserves rows ahead of the engine's next claims, listed with the next commit (see `runway.ts`).
    * Not limited by the room origins have now (it is for slots that free later, and `take` applies
-   * the room at hand-out), only by `maxPerOrigin` within the runway, so one endpoint's backlog
-   * does not fill it.
+   * the room at hand-out), only by `maxPerOrigin` × RUNWAY_PER_ORIGIN_FACTOR within the runway,
+   * so one endpoint's backlog does not fill it.
    */
   function topUp(r: ClaimRequest, handed: readonly RunwayEntry[]): void {
     // Topped up when half spent, in one go: the reservation and its listing cost the same for
-    // eight rows as for one.
+    // 32 rows as for one.
     if (handed.length === 0 || runway.size > RUNWAY_ROWS / 2) return;
     const room = RUNWAY_ROWS - runway.size;
     const ahead = reserve(
@@ -123,7 +123,7 @@ export function ownerClaims({ reservations, queue, readDue, commits }: OwnerClai
         leaseMs: r.leaseMs,
         excludeOrigins: [],
         busyOrigins: runway.perOrigin(),
-        ...(r.maxPerOrigin !== undefined && { maxPerOrigin: r.maxPerOrigin }),
+        ...(r.maxPerOrigin !== undefined && { maxPerOrigin: r.maxPerOrigin * RUNWAY_PER_ORIGIN_FACTOR }),
       },
       [],
     );
