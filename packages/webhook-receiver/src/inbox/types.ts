@@ -36,7 +36,9 @@ export interface InboxTransaction<Tx> {
 
 /** A transaction just begun, and the result of its first statement. */
 export interface InboxOpening<Tx> {
+  /** The open transaction, as `begin()` would have resolved it. */
   readonly transaction: InboxTransaction<Tx>;
+  /** What the first statement answered, as `query()` would have. */
   readonly result: InboxQueryResult;
 }
 
