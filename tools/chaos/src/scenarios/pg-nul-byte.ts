@@ -1,14 +1,12 @@
 import { WEBHOOK_MAX_ATTEMPTS } from '@kyc/contracts';
-import { createDeliveryEngine, type DeliveryRecord } from '@kyc/delivery-engine';
 import { postgresDeliveryStore } from '@kyc/delivery-engine/postgres';
 import pg from 'pg';
 import { CHAOS_HOST, CHAOS_KEY, startChaosReceiver } from '../support/chaos-receiver.js';
 import { startNulAnswerServer } from '../support/nul-answer-server.js';
 import { type SourcePatch, spawnPatchedScript } from '../support/patched-script.js';
-import { pause } from '../support/pause.js';
+import { approvedEvent, checkSentOnce, produceAndDrain } from '../support/pg-run.js';
 import { startPrivatePostgres } from '../support/private-postgres.js';
 import { Invariants, type RunContext, type Scenario } from '../support/scenario.js';
-import { accountSends, countPerId } from '../support/send-accounting.js';
 import { type ChildScript, spawnScript } from '../support/spawn-script.js';
 
 const FACTOR = 1000;
@@ -73,50 +71,24 @@ export const pgNulByte: Scenario = {
 
       // The producer: enqueues in bursts, so results of both companies finish together and
       // share the workers' grouped statements.
-      const producer = createDeliveryEngine({
-        store,
-        allowPrivateNetworks: ['127.0.0.0/8'],
-        resolver: { resolve: async () => [{ address: '127.0.0.2', family: 4 as const }] },
-      });
       const healthyUrl = `https://${CHAOS_HOST}:${receiver.port}/hook`;
-      const acked: string[] = [];
       const bad = new Set<string>();
-      const started = Date.now();
-      for (let n = 0; n < events; n += 8) {
-        await Promise.all(
-          Array.from({ length: Math.min(8, events - n) }, async (_, k) => {
-            const id = `nul-${n + k}`;
-            const isBad = (n + k) % BAD_EVERY === BAD_EVERY - 1;
-            await producer.enqueue({
-              id,
-              url: isBad ? nul.url : healthyUrl,
-              authKey: CHAOS_KEY,
-              body: JSON.stringify({ sessionId: id, status: 'APPROVED' }),
-            });
-            acked.push(id);
-            if (isBad) bad.add(id);
-          }),
-        );
-        await pause(10);
-      }
       // Drained: every healthy event delivered, every bad one failed after its 4 attempts
       // (1, 5 and 15 minutes of engine time between them).
-      for (let i = 0; i < 120; i++) {
-        const { rows } = await pool.query("SELECT count(*)::int AS n FROM deliveries WHERE state = 'pending'");
-        if (rows[0]?.n === 0) break;
-        await pause(250);
-      }
-      const drainedMs = Date.now() - started;
-      for (const worker of workers) {
-        invariants.check(worker.child.exitCode === null, 'a worker died on its own', () => worker.stderr().slice(-400));
-      }
-
-      const records: DeliveryRecord[] = [];
-      for (const id of acked) {
-        const record = await store.get(id);
-        invariants.check(record !== undefined, 'lost: enqueue resolved but the event is not in the store', () => id);
-        if (record !== undefined) records.push(record);
-      }
+      const { acked, records, drainedMs } = await produceAndDrain({
+        pool,
+        events,
+        event: (n) => {
+          const id = `nul-${n}`;
+          const isBad = n % BAD_EVERY === BAD_EVERY - 1;
+          if (isBad) bad.add(id);
+          return approvedEvent(id, isBad ? nul.url : healthyUrl);
+        },
+        pauseMs: 10,
+        drainPolls: 120,
+        workers,
+        invariants,
+      });
       const healthyRecords = records.filter((r) => !bad.has(r.id));
       const badRecords = records.filter((r) => bad.has(r.id));
       for (const record of healthyRecords) {
@@ -135,12 +107,9 @@ export const pgNulByte: Scenario = {
           () => `${record.id}: ${record.state}, ${record.attemptLog.map((a) => a.outcome).join(',')}`,
         );
       }
-      const healthySends = accountSends(healthyRecords, countPerId(receiver.receipts));
-      const badSends = accountSends(badRecords, countPerId(nul.receipts));
-      const twice = [...healthySends.sentMoreThanOnce, ...badSends.sentMoreThanOnce];
-      invariants.check(twice.length === 0, 'sent more than once', () => twice.slice(0, 5).join(', '));
+      const healthySends = checkSentOnce(healthyRecords, receiver.receipts, invariants);
+      const badSends = checkSentOnce(badRecords, nul.receipts, invariants);
       const explained = healthySends.explained + badSends.explained;
-      invariants.check(explained === twice.length, 'a send more than once the attempt log does not explain');
       return {
         figures: [
           ['worker processes', workers.length],

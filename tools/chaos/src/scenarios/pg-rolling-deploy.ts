@@ -1,12 +1,9 @@
-import { createDeliveryEngine, type DeliveryRecord } from '@kyc/delivery-engine';
-import { postgresDeliveryStore } from '@kyc/delivery-engine/postgres';
 import pg from 'pg';
 import { CHAOS_HOST, CHAOS_KEY, startChaosReceiver } from '../support/chaos-receiver.js';
 import { type SourcePatch, spawnPatchedScript } from '../support/patched-script.js';
-import { pause } from '../support/pause.js';
+import { approvedEvent, checkSentOnce, produceAndDrain } from '../support/pg-run.js';
 import { startPrivatePostgres } from '../support/private-postgres.js';
 import { Invariants, type RunContext, type Scenario } from '../support/scenario.js';
-import { accountSends, countPerId } from '../support/send-accounting.js';
 import { type ChildScript, spawnScript } from '../support/spawn-script.js';
 
 const FACTOR = 1000;
@@ -94,45 +91,15 @@ export const pgRollingDeploy: Scenario = {
       children.push(old);
       await old.waitFor('started');
 
-      const store = postgresDeliveryStore({ pool });
-      const producer = createDeliveryEngine({
-        store,
-        allowPrivateNetworks: ['127.0.0.0/8'],
-        resolver: { resolve: async () => [{ address: '127.0.0.2', family: 4 as const }] },
+      const { acked, records, drainedMs } = await produceAndDrain({
+        pool,
+        events,
+        event: (n) => approvedEvent(`roll-${n}`, `https://${CHAOS_HOST}:${receiver.port}/hook`),
+        pauseMs: 10,
+        drainPolls: 120,
+        workers: children,
+        invariants,
       });
-      const acked: string[] = [];
-      const started = Date.now();
-      for (let n = 0; n < events; n += 8) {
-        await Promise.all(
-          Array.from({ length: Math.min(8, events - n) }, async (_, k) => {
-            const id = `roll-${n + k}`;
-            await producer.enqueue({
-              id,
-              url: `https://${CHAOS_HOST}:${receiver.port}/hook`,
-              authKey: CHAOS_KEY,
-              body: JSON.stringify({ sessionId: id, status: 'APPROVED' }),
-            });
-            acked.push(id);
-          }),
-        );
-        await pause(10);
-      }
-      for (let i = 0; i < 120; i++) {
-        const { rows } = await pool.query("SELECT count(*)::int AS n FROM deliveries WHERE state = 'pending'");
-        if (rows[0]?.n === 0) break;
-        await pause(250);
-      }
-      const drainedMs = Date.now() - started;
-      for (const child of children) {
-        invariants.check(child.child.exitCode === null, 'a worker died on its own', () => child.stderr().slice(-400));
-      }
-
-      const records: DeliveryRecord[] = [];
-      for (const id of acked) {
-        const record = await store.get(id);
-        invariants.check(record !== undefined, 'lost: enqueue resolved but the event is not in the store', () => id);
-        if (record !== undefined) records.push(record);
-      }
       for (const record of records) {
         invariants.check(
           record.state === 'delivered' && record.attemptLog.length === 1,
@@ -142,14 +109,7 @@ export const pgRollingDeploy: Scenario = {
       }
       invariants.check(took.size === 0, 'the old worker claimed deliveries', () => [...took].slice(0, 5).join(', '));
       invariants.check(refusals > 0, 'the old worker was never refused: did it run?');
-      const sends = accountSends(records, countPerId(receiver.receipts));
-      invariants.check(sends.sentMoreThanOnce.length === 0, 'sent more than once', () =>
-        sends.sentMoreThanOnce.slice(0, 5).join(', '),
-      );
-      invariants.check(
-        sends.explained === sends.sentMoreThanOnce.length,
-        'a send more than once the attempt log does not explain',
-      );
+      const sends = checkSentOnce(records, receiver.receipts, invariants);
       const byOld = receiver.receipts.filter((r) => r.localAddress === OLD_WORKER).length;
       return {
         figures: [
