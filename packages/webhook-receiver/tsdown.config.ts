@@ -11,6 +11,7 @@ export default defineConfig([
       'src/node.ts',
       'src/fastify.ts',
       'src/koa.ts',
+      'src/hono.ts',
       'src/cloudflare.ts',
       'src/aws-lambda.ts',
       'src/redis.ts',
