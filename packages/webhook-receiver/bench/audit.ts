@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HEADERS } from '@kyc/contracts';
 import pg from 'pg';
+import { APPEND_WITHIN, appendQueue } from '../src/audit/append-queue.js';
 import { auditTrail } from '../src/audit.js';
 import { jsonlAuditSink, nodeSha256 } from '../src/audit-file.js';
 import { type AuditSink, createWebhookReceiver, type ReceiverInput } from '../src/index.js';
@@ -12,7 +13,7 @@ import { AUTH_KEY, bodies } from './fixtures.js';
 import { median } from './median.js';
 import { recordTarget, spread } from './targets.js';
 
-const ROUNDS = 5;
+const ROUNDS = Number(process.env.KYC_BENCH_ROUNDS ?? 3);
 const REQUESTS = 4_000;
 const CONCURRENCY = 16;
 const POSTGRES_URL = process.env.KYC_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -78,9 +79,39 @@ async function measureDurableAppend(path: string): Promise<number> {
 // What one entry of the status body takes on a line (measured: 804–805 bytes with ids of this length).
 const ENTRY_BYTES = 805;
 
+/**
+ * The receiver's audit path with nothing of the log's own work: each record is built (its body
+ * hashed) and queued as the JSON Lines sink queues it, and each batch is the floor's `O_DSYNC`
+ * append of ENTRY_BYTES per record, with no chain, hash or JSON. What the JSON Lines sink costs
+ * above this line is its own; what this line costs above the floor is the receiver waiting for
+ * the disk (a promise per request, a batch per turn of the event loop).
+ */
+function queuedAppendSink(path: string): AuditSink & { close(): Promise<void> } {
+  const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC);
+  const batch = Buffer.alloc(256 * ENTRY_BYTES, 'a');
+  const queue = appendQueue(
+    (records) =>
+      new Promise((resolve, reject) =>
+        write(fd, batch, 0, records.length * ENTRY_BYTES, null, (error) =>
+          error
+            ? reject(error)
+            : resolve(records.map((record, index) => ({ ...record, v: 1, seq: index + 1, prevHash: '', hash: '' }))),
+        ),
+      ),
+    { defer: setImmediate },
+  );
+  return {
+    append: queue.append,
+    [APPEND_WITHIN]: queue.appendWithin,
+    sha256: nodeSha256,
+    close: async () => closeSync(fd),
+  } as AuditSink & { close(): Promise<void> };
+}
+
 const OFF = 'audit off (baseline)';
 const JSONL = 'JSON Lines, fdatasync per batch';
 const POSTGRES = 'Postgres (127.0.0.1)';
+const QUEUED = 'record + queue + O_DSYNC, no log';
 
 /**
  * The issue 16 bench: the whole receiver path (verify + parse + memory claim + handler +
@@ -101,6 +132,7 @@ export async function runAudit(): Promise<void> {
       [JSONL]: () => jsonlAuditSink({ directory: join(directory, 'sync') }),
       'JSON Lines, fsync none': () => jsonlAuditSink({ directory: join(directory, 'nosync'), fsync: 'none' }),
       [POSTGRES]: () => postgresAuditSink(pool, { tableName, sha256: nodeSha256 }),
+      [QUEUED]: () => queuedAppendSink(join(directory, 'queued.bin')),
     };
     const opened = Object.fromEntries(Object.entries(sinks).map(([label, make]) => [label, make()]));
     const samples: Record<string, { wall: number[]; cpu: number[] }> = Object.fromEntries(
@@ -141,17 +173,23 @@ export async function runAudit(): Promise<void> {
     );
     const cpuOf = (label: string) =>
       `${median(samples[label]?.cpu ?? []).toFixed(1)} µs vs ${median(base.cpu).toFixed(1)} µs`;
+    // Issue 31: the JSON Lines sink against the disk's floor of the same round (the audit off plus
+    // the bare O_DSYNC append), so that a slower or faster disk moves both sides.
+    const floorCpu = floor.map((append, round) => append + (base.cpu[round] ?? Number.NaN));
     recordTarget({
-      measure: 'audit on (JSON Lines, fdatasync per batch) ÷ off, CPU per request',
-      ratios: ratios(samples[JSONL]?.cpu ?? [], base.cpu),
-      target: 2,
+      measure: 'audit JSON Lines (fdatasync per batch) ÷ (audit off + O_DSYNC append), CPU',
+      ratios: ratios(samples[JSONL]?.cpu ?? [], floorCpu),
+      target: 1.15,
       atLeast: false,
-      detail: cpuOf(JSONL),
+      detail:
+        `${median(samples[JSONL]?.cpu ?? []).toFixed(1)} µs vs ${median(floorCpu).toFixed(1)} µs; ÷ off ` +
+        `${spread(ratios(samples[JSONL]?.cpu ?? [], base.cpu))}, the floor ÷ off ${spread(offPlusAppend)}; ` +
+        `record + queue + O_DSYNC (no log) ÷ the floor ${spread(ratios(samples[QUEUED]?.cpu ?? [], floorCpu))}`,
     });
     recordTarget({
       measure: 'audit on (Postgres sink) ÷ off, CPU per request',
       ratios: ratios(samples[POSTGRES]?.cpu ?? [], base.cpu),
-      target: 2.5,
+      target: 2,
       atLeast: false,
       detail: cpuOf(POSTGRES),
     });

@@ -7,6 +7,7 @@ import { createNodeMiddleware, Webhooks } from '@octokit/webhooks';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
 import { kycWebhookPlugin } from '../src/fastify.js';
+import { toHonoHandler } from '../src/hono.js';
 import { createWebhookReceiver, memoryIdempotencyStore } from '../src/index.js';
 import { toNodeHandler } from '../src/node.js';
 import type { Counters } from './count-hooks.js';
@@ -31,7 +32,7 @@ const receiver = (onEvent: () => unknown = () => undefined) =>
  * and answers 200; `floor` is what a hand-written endpoint does at the least; `receiver` and
  * `receiver-async` are ours on node:http; `fastify`/`hono` are each framework's own route that
  * reads the body, `fastify-json`/`hono-json` the route that reads and parses it with the framework's
- * own JSON parsing, `fastify-receiver`/`hono-receiver` ours on it; `octokit` is Octokit's middleware.
+ * own JSON parsing, `fastify-receiver`/`hono-receiver` ours on it (`kycWebhookPlugin`, `toHonoHandler`); `octokit` is Octokit's middleware.
  */
 async function serverFor(kind: string): Promise<Server> {
   if (kind === 'bare') {
@@ -112,10 +113,7 @@ async function serverFor(kind: string): Promise<Server> {
         await context.req.json();
         return context.body(ANSWER, 200, { 'content-type': 'application/json' });
       });
-    } else {
-      const webhooks = receiver();
-      app.all(PATH, (context) => webhooks.handle(context.req.raw));
-    }
+    } else app.all(PATH, toHonoHandler(receiver()));
     return createAdaptorServer({ fetch: app.fetch }) as Server;
   }
   // The inbox section's servers (inbox.ts), on Postgres.
