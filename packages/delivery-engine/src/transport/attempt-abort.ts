@@ -28,7 +28,8 @@ export class AttemptAbort {
 
   addEventListener(_type: 'abort', listener: AbortListener): void {
     if (this.aborted) return;
-    (this.#listeners ??= []).push(listener);
+    this.#listeners ??= [];
+    this.#listeners.push(listener);
   }
 
   removeEventListener(_type: 'abort', listener: AbortListener): void {
