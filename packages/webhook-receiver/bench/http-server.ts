@@ -1,14 +1,19 @@
 import { timingSafeEqual } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createAdaptorServer } from '@hono/node-server';
 import { createNodeMiddleware, Webhooks } from '@octokit/webhooks';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
+import { auditTrail } from '../src/audit.js';
+import { jsonlAuditSink } from '../src/audit-file.js';
 import { kycWebhookPlugin } from '../src/fastify.js';
 import { toHonoHandler } from '../src/hono.js';
-import { createWebhookReceiver, memoryIdempotencyStore } from '../src/index.js';
+import { type AuditTrail, createWebhookReceiver, memoryIdempotencyStore } from '../src/index.js';
 import { toNodeHandler } from '../src/node.js';
 import type { Counters } from './count-hooks.js';
 import { AUTH_KEY, GITHUB_SECRET } from './fixtures.js';
@@ -17,7 +22,7 @@ import { inboxServer } from './inbox-servers.js';
 const PATH = '/webhooks/kyc';
 const ANSWER = '{"received":true}';
 
-const receiver = (onEvent: () => unknown = () => undefined) =>
+const receiver = (onEvent: () => unknown = () => undefined, audit?: AuditTrail) =>
   createWebhookReceiver({
     authKeys: AUTH_KEY,
     // The default store (10 000 keys): a bigger one mostly adds garbage-collector work.
@@ -25,6 +30,7 @@ const receiver = (onEvent: () => unknown = () => undefined) =>
     onEvent,
     logger: {},
     ...(process.env.KYC_BENCH_TELEMETRY === 'off' ? { telemetry: false } : {}),
+    ...(audit === undefined ? {} : { audit }),
   });
 
 /**
@@ -68,6 +74,13 @@ async function serverFor(kind: string): Promise<Server> {
   if (kind === 'receiver') return createServer(toNodeHandler(receiver()));
   // A handler that returns a promise: the claim is kept alive and the timeout armed while it runs.
   if (kind === 'receiver-async') return createServer(toNodeHandler(receiver(async () => undefined)));
+  // The audit trail's JSON Lines sink, durable per batch (the default), in a fresh directory:
+  // profiled against `receiver` (audit off), what an entry costs on the main thread.
+  if (kind === 'receiver-audit') {
+    const directory = await mkdtemp(join(tmpdir(), 'kyc-bench-audit-'));
+    const audit = auditTrail({ sink: jsonlAuditSink({ directory }), timeoutMs: 30_000 });
+    return createServer(toNodeHandler(receiver(undefined, audit)));
+  }
   if (kind === 'octokit') {
     const webhooks = new Webhooks({ secret: GITHUB_SECRET });
     webhooks.on('push', () => undefined);

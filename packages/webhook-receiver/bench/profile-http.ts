@@ -74,8 +74,11 @@ function callgrindTotals(file: string): { main: number; others: number } {
 
 const slow = values.callgrind === undefined ? 1 : 20;
 const connections = Number(values.connections);
+// Under valgrind the audit sink's writes (the thread pool's, run one thread at a time) can keep a
+// request waiting past autocannon's 10 s; a lost request would end the run.
+const timeout = values.callgrind === undefined ? undefined : 120;
 const server = await startBenchServer(kind, command());
-await driveLoad(kind, server.port, { amount: Math.ceil(Number(values.warmup) / slow), connections });
+await driveLoad(kind, server.port, { amount: Math.ceil(Number(values.warmup) / slow), connections, timeout });
 await server.mark();
 if (values.node?.length) process.stderr.write('--- the measured part starts ---\n');
 const pid = String(server.child.pid);
@@ -89,7 +92,7 @@ if (values.perf !== undefined) {
 }
 if (recorder !== undefined) await new Promise((resolve) => setTimeout(resolve, 500));
 if (values.callgrind !== undefined) execFileSync('callgrind_control', ['-i', 'on', pid]);
-await driveLoad(kind, server.port, { amount: Math.ceil(Number(values.requests) / slow), connections });
+await driveLoad(kind, server.port, { amount: Math.ceil(Number(values.requests) / slow), connections, timeout });
 if (values.callgrind !== undefined) {
   execFileSync('callgrind_control', ['-d', pid]);
   execFileSync('callgrind_control', ['-i', 'off', pid]);

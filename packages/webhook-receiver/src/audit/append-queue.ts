@@ -1,12 +1,18 @@
 import type { AuditAppendOptions, AuditEntry, AuditRecord } from './types.js';
 
+/** What the receiver's caller makes of a record that was not written (see `appendWithin`). */
+export type AppendFailed<C, R> = (context: C, record: AuditRecord, error: unknown) => R;
+
 interface Pending {
   readonly record: AuditRecord;
   /** `performance.now()` past which the caller stops waiting; Infinity when it waits as long as it takes. */
   readonly deadline: number;
   readonly timeoutMs: number;
-  resolve(entry: AuditEntry): void;
+  resolve(value: unknown): void;
   reject(error: unknown): void;
+  /** `appendWithin`'s: the promise then resolves with undefined, or with what this makes of the error. */
+  readonly failed: AppendFailed<unknown, unknown> | undefined;
+  readonly context: unknown;
   settled: boolean;
 }
 
@@ -27,11 +33,19 @@ export interface AppendQueue {
   /** `AuditSink.append`: a record whose `signal` aborts while it still waits is dropped. */
   append(record: AuditRecord, options?: AuditAppendOptions): Promise<AuditEntry>;
   /**
-   * The same with a time limit and no signal: after `timeoutMs` the caller is rejected and a
-   * record still waiting is dropped (one already being written may still land). One timer for
-   * the whole queue, rather than a timer, an AbortController and a race for every request.
+   * The receiver's: a time limit and no signal; after `timeoutMs` the record, if still waiting,
+   * is dropped (one already being written may still land) and the caller fails. One timer for
+   * the whole queue, rather than a timer, an AbortController and a race for every request. It
+   * resolves with undefined once the record is written, or with `failed(context, record, error)`
+   * (rejecting only if that throws): the audit listener's answer itself, so that a request costs
+   * this one promise and no `.then` layer or closure of its own.
    */
-  appendWithin(record: AuditRecord, timeoutMs: number): Promise<AuditEntry>;
+  appendWithin<C, R>(
+    record: AuditRecord,
+    timeoutMs: number,
+    failed: AppendFailed<C, R>,
+    context: C,
+  ): Promise<R | undefined>;
 }
 
 /** Runs `run` once the current work has settled; see {@link appendQueue}. */
@@ -40,8 +54,18 @@ export type Defer = (run: () => void) => void;
 function settle(item: Pending, entry: AuditEntry | undefined, error?: unknown): void {
   if (item.settled) return;
   item.settled = true;
-  if (entry === undefined) item.reject(error);
-  else item.resolve(entry);
+  const { failed } = item;
+  if (failed === undefined) {
+    if (entry === undefined) item.reject(error);
+    else item.resolve(entry);
+  } else if (entry !== undefined) item.resolve(undefined);
+  else {
+    try {
+      item.resolve(failed(item.context, item.record, error));
+    } catch (thrown) {
+      item.reject(thrown);
+    }
+  }
 }
 
 /**
@@ -127,11 +151,25 @@ export function appendQueue(
   };
 
   /** Queues an item made by a promise's executor; starts a batch when none runs. */
-  const push = (record: AuditRecord, timeoutMs: number): [Pending, Promise<AuditEntry>] => {
+  const push = <T>(
+    record: AuditRecord,
+    timeoutMs: number,
+    failed: AppendFailed<unknown, unknown> | undefined,
+    context: unknown,
+  ): [Pending, Promise<T>] => {
     const deadline = timeoutMs === Number.POSITIVE_INFINITY ? timeoutMs : performance.now() + timeoutMs;
     let pending: Pending | undefined;
-    const promise = new Promise<AuditEntry>((resolve, reject) => {
-      pending = { record, deadline, timeoutMs, resolve, reject, settled: false };
+    const promise = new Promise<T>((resolve, reject) => {
+      pending = {
+        record,
+        deadline,
+        timeoutMs,
+        resolve: resolve as Pending['resolve'],
+        reject,
+        failed,
+        context,
+        settled: false,
+      };
     });
     const item = pending as Pending;
     waiting.push(item);
@@ -146,7 +184,7 @@ export function appendQueue(
     append(record, options) {
       const signal = options?.signal;
       if (signal?.aborted) return Promise.reject(signal.reason);
-      const [item, promise] = push(record, Number.POSITIVE_INFINITY);
+      const [item, promise] = push<AuditEntry>(record, Number.POSITIVE_INFINITY, undefined, undefined);
       // Given up on while still waiting: never written, so the log cannot claim an answer that was not sent.
       signal?.addEventListener(
         'abort',
@@ -160,8 +198,8 @@ export function appendQueue(
       );
       return promise;
     },
-    appendWithin(record, timeoutMs) {
-      const [item, promise] = push(record, timeoutMs);
+    appendWithin<C, R>(record: AuditRecord, timeoutMs: number, failed: AppendFailed<C, R>, context: C) {
+      const [item, promise] = push<R | undefined>(record, timeoutMs, failed as AppendFailed<unknown, unknown>, context);
       arm(item.deadline);
       return promise;
     },

@@ -4,7 +4,7 @@ import type { RequestFinished, RequestFinishedListener } from '../receiver/reque
 import type { ReceiverAnswer, ReceiverLogger } from '../receiver/types.js';
 import { APPEND_WITHIN, type QueuedSink } from './append-queue.js';
 import { buildAuditRecord, type RecordOptions } from './build-audit-record.js';
-import type { AuditEntry, AuditRecord, AuditSink } from './types.js';
+import type { AuditRecord, AuditSink } from './types.js';
 
 /** The `auditTrail` options after validation. */
 export interface ResolvedAudit extends RecordOptions {
@@ -43,15 +43,11 @@ function logFieldsOf(record: AuditRecord): Record<string, unknown> {
  * other answer — already a failure the service retries — stands; fail open, every answer stands.
  * Either way the lost entry goes to the logger (without the body), so it can be restored by hand.
  * The package's own sinks are given the time limit itself (one timer per sink, see
- * `appendQueue`); a request then costs one promise of the sink's and this one's.
+ * `appendQueue`) and this policy, so a request costs one promise: the sink's.
  */
 export function auditListener(audit: ResolvedAudit, logger: ReceiverLogger): RequestFinishedListener {
   const { sink, timeoutMs } = audit;
   const queued = (sink as Partial<QueuedSink>)[APPEND_WITHIN];
-  const append: (record: AuditRecord) => Promise<AuditEntry | unknown> =
-    typeof queued === 'function'
-      ? (record) => queued(record, timeoutMs)
-      : (record) => appendWithin(sink, record, timeoutMs);
   const failed = (finished: RequestFinished, record: AuditRecord | undefined, error: unknown) => {
     const closing = audit.failClosed && finished.answer.status === 200;
     logger.error?.(
@@ -63,8 +59,13 @@ export function auditListener(audit: ResolvedAudit, logger: ReceiverLogger): Req
     return closing ? errorAnswer(503, 'audit_unavailable', DEFAULT_RETRY_AFTER_SECONDS) : undefined;
   };
   const written = (): undefined => undefined;
-  const write = (finished: RequestFinished, record: AuditRecord): Promise<ReceiverAnswer | undefined> =>
-    append(record).then(written, (error: unknown) => failed(finished, record, error));
+  // The package's own sinks settle with this listener's answer (`failed` and the request passed,
+  // not a closure made per request); a sink of the customer's own goes through a race and a `.then`.
+  const write: (finished: RequestFinished, record: AuditRecord) => Promise<ReceiverAnswer | undefined> =
+    typeof queued === 'function'
+      ? (finished, record) => queued(record, timeoutMs, failed, finished)
+      : (finished, record) =>
+          appendWithin(sink, record, timeoutMs).then(written, (error: unknown) => failed(finished, record, error));
   return (finished) => {
     let built: AuditRecord | Promise<AuditRecord>;
     try {
