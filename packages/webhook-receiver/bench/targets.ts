@@ -29,7 +29,7 @@ export function recordTarget(result: TargetResult): void {
 /** Every target recorded in this run, with its median, range and whether the median meets it. */
 export function printTargets(): void {
   if (results.length === 0) return;
-  console.log('\n## Targets (issues 21 and 29): median of per-round ratios, (range), target');
+  console.log('\n## Targets (issues 29 and 31): median of per-round ratios, (range), target');
   for (const { measure, ratios, target, atLeast, detail } of results) {
     const value = median(ratios);
     const met = atLeast ? value >= target : value <= target;
