@@ -196,6 +196,28 @@ describe('CommitQueue', () => {
       expect(own.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 1 });
     });
 
+    it('stops trying a contended batch once abandoned: no transaction runs on the closed file', async () => {
+      let transactions = 0;
+      const queue = new CommitQueue({
+        transaction: (body) => {
+          transactions++;
+          return own.transaction(body).immediate();
+        },
+        wrapError: (error) => error as Error,
+        isOutage: isStoreOutage,
+        isContention: isLockContention,
+      });
+      const add = own.prepare('INSERT INTO t (v) VALUES (?)');
+      const write = queue.push(() => add.run(1).changes);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      queue.abandon(new Error('closed'));
+      await expect(write).rejects.toThrow('closed');
+      const before = transactions;
+      other.exec('COMMIT');
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(transactions).toBe(before);
+    });
+
     it('counts a lock held past the budget as an outage: other writes fail, held ones wait', async () => {
       const queue = contended();
       const add = own.prepare('INSERT INTO t (v) VALUES (?)');

@@ -247,6 +247,10 @@ export class CommitQueue {
   abandon(error: Error): void {
     if (this.#retryTimer !== undefined) clearTimeout(this.#retryTimer);
     this.#retryTimer = undefined;
+    // A batch waiting out a lock held elsewhere waits on this timer: it must not fire on a closed file.
+    if (this.#waiting !== undefined) clearTimeout(this.#waiting);
+    this.#waiting = undefined;
+    this.#contention = undefined;
     const left = this.#queue;
     this.#queue = [];
     for (const item of left) item.reject(error);
