@@ -37,32 +37,39 @@ async function measured(context: SenderContext, run: () => Promise<{ rate: numbe
   return { rate, cpuUsPerDelivery: cpu / context.events, turnaround: await context.receiver.turnaround() };
 }
 
+/** `events` POSTs over `concurrency` loops, timed: deliveries/s and this process's CPU. */
+async function timedLoops(context: SenderContext, events: number, post: () => Promise<void>) {
+  let sent = 0;
+  const started = performance.now();
+  const cpu = cpuUs();
+  await Promise.all(
+    Array.from({ length: context.concurrency }, async () => {
+      while (sent < events) {
+        sent++;
+        await post();
+      }
+    }),
+  );
+  const used = cpuUs() - cpu;
+  return { rate: events / ((performance.now() - started) / 1000), cpuUs: used };
+}
+
 /** POSTs with `concurrency` loops over one undici Agent and nothing else: the ceiling. */
 export function bareUndici(context: SenderContext, events = context.events): Promise<SenderRun> {
   return measured(context, async () => {
     const agent = new Agent({ connect: { ca: context.ca }, connections: context.concurrency });
     const headers = { [HEADERS.contentType]: 'application/json', [HEADERS.userAgent]: WEBHOOK_USER_AGENT };
-    let sent = 0;
-    const started = performance.now();
-    const cpu = cpuUs();
-    await Promise.all(
-      Array.from({ length: context.concurrency }, async () => {
-        while (sent < events) {
-          sent++;
-          const response = await request(context.receiver.url, {
-            method: 'POST',
-            headers,
-            body: context.body,
-            dispatcher: agent,
-          });
-          await response.body.dump();
-        }
-      }),
-    );
-    const used = cpuUs() - cpu;
-    const rate = events / ((performance.now() - started) / 1000);
+    const figures = await timedLoops(context, events, async () => {
+      const response = await request(context.receiver.url, {
+        method: 'POST',
+        headers,
+        body: context.body,
+        dispatcher: agent,
+      });
+      await response.body.dump();
+    });
     await agent.close();
-    return { rate, cpuUs: used };
+    return figures;
   });
 }
 
@@ -81,31 +88,22 @@ export function bareDispatch(context: SenderContext, events = context.events): P
       headers: { [HEADERS.contentType]: 'application/json', [HEADERS.userAgent]: WEBHOOK_USER_AGENT },
       body: context.body,
     };
-    const post = () =>
-      new Promise<void>((resolve, reject) => {
-        agent.dispatch(options, {
-          onRequestStart: () => undefined,
-          onResponseStart: () => undefined,
-          onResponseData: () => undefined,
-          onResponseEnd: () => resolve(),
-          onResponseError: (_controller, error) => reject(error),
-        });
-      });
-    let sent = 0;
-    const started = performance.now();
-    const cpu = cpuUs();
-    await Promise.all(
-      Array.from({ length: context.concurrency }, async () => {
-        while (sent < events) {
-          sent++;
-          await post();
-        }
-      }),
+    const figures = await timedLoops(
+      context,
+      events,
+      () =>
+        new Promise<void>((resolve, reject) => {
+          agent.dispatch(options, {
+            onRequestStart: () => undefined,
+            onResponseStart: () => undefined,
+            onResponseData: () => undefined,
+            onResponseEnd: () => resolve(),
+            onResponseError: (_controller, error) => reject(error),
+          });
+        }),
     );
-    const used = cpuUs() - cpu;
-    const rate = events / ((performance.now() - started) / 1000);
     await agent.close();
-    return { rate, cpuUs: used };
+    return figures;
   });
 }
 
