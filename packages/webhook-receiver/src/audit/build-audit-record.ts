@@ -139,12 +139,10 @@ function recordOf(finished: RequestFinished, options: RecordOptions, bodySha256:
     eventTimestamp: event?.timestampIso ?? null,
     bodySha256,
     bodyLength: body === undefined ? null : body.length,
-    // Written-out keys (HEADERS' values): an object literal with computed keys is built key by key
-    // through V8's runtime, on every request.
     signatureHeaders: {
-      'webhook-id': finished.header(HEADERS.webhookId) ?? null,
-      'webhook-timestamp': finished.header(HEADERS.webhookTimestamp) ?? null,
-      'webhook-signature': finished.header(HEADERS.webhookSignature) ?? null,
+      [HEADERS.webhookId]: finished.header(HEADERS.webhookId) ?? null,
+      [HEADERS.webhookTimestamp]: finished.header(HEADERS.webhookTimestamp) ?? null,
+      [HEADERS.webhookSignature]: finished.header(HEADERS.webhookSignature) ?? null,
     },
     signatureVerified: signature?.verified ?? null,
     signingSecretIndex,

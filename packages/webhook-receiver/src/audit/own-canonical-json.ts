@@ -84,12 +84,10 @@ export function ownCanonicalJson(record: AuditRecord, seq: number, prevHash: str
     receivedAt: record.receivedAt,
     seq,
     sessionId: record.sessionId,
-    // Written-out keys (HEADERS' values), in canonical order: computed keys would be defined
-    // one by one through V8's runtime for every entry.
     signatureHeaders: {
-      'webhook-id': headers[HEADERS.webhookId],
-      'webhook-signature': headers[HEADERS.webhookSignature],
-      'webhook-timestamp': headers[HEADERS.webhookTimestamp],
+      [HEADERS.webhookId]: headers[HEADERS.webhookId],
+      [HEADERS.webhookSignature]: headers[HEADERS.webhookSignature],
+      [HEADERS.webhookTimestamp]: headers[HEADERS.webhookTimestamp],
     },
     signatureVerified: record.signatureVerified,
     signingSecretIndex: record.signingSecretIndex,
