@@ -141,15 +141,13 @@ export function createDeliveryEngine<Transaction = never>(
 
   async function idle(): Promise<void> {
     if (inFlight.size >= resolved.concurrency) {
-      // Every slot is taken: only a freed slot or stop() can give the loop work, and each wakes
-      // it. No timer, no AbortController: under load this wait comes once per few deliveries.
+      // Every slot is taken: only a freed slot or stop() gives work, and each wakes the loop.
       passStartedAt = undefined;
       await wakeup.wait();
       return;
     }
-    let sleepMs = resolved.pollIntervalMs;
     const due = await store.nextDueAt(limiter.saturated());
-    if (due !== undefined) sleepMs = Math.min(sleepMs, due - clock.now());
+    const sleepMs = due === undefined ? resolved.pollIntervalMs : Math.min(resolved.pollIntervalMs, due - clock.now());
     // From here on the loop waits (for work, a wake-up or a retry of a racing claim): not busy.
     passStartedAt = undefined;
     if (sleepMs <= 0) {
