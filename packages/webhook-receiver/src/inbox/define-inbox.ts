@@ -1,16 +1,10 @@
 import { DEFAULT_INBOX_LOCK_TIMEOUT_MS, MAX_INBOX_LOCK_TIMEOUT_MS } from '@kyc/contracts/webhook-reader';
 import type { InboxRunner } from '../receiver/resolve-options.js';
 import { WebhookError } from '../webhook-error.js';
+import type { PreparedInbox } from './prepared-inbox.js';
 import { runInbox } from './run-inbox.js';
 import { DEFAULT_INBOX_TABLE, type InboxStatements, inboxStatements, tableNames } from './statements.js';
 import type { Inbox, InboxDatabase, InboxOptions, InboxSettings } from './types.js';
-
-/** An inbox with its statements built once, as the receiver, `migrateInbox` and `pruneInbox` use it. */
-export interface PreparedInbox<Tx> {
-  readonly database: InboxDatabase<Tx>;
-  readonly settings: InboxSettings;
-  readonly statements: InboxStatements;
-}
 
 const prepared = /* @__PURE__ */ new WeakMap<Inbox<unknown>, InboxStatements>();
 

@@ -1,6 +1,6 @@
 import type { KycWebhookEvent } from '../parse-webhook.js';
 import { WebhookError } from '../webhook-error.js';
-import type { PreparedInbox } from './define-inbox.js';
+import type { PreparedInbox } from './prepared-inbox.js';
 import type { InboxOpening, InboxQueryResult, InboxSettings, InboxTransaction, SupersededBy } from './types.js';
 
 /** What the inbox found for a delivery, inside its open transaction. */

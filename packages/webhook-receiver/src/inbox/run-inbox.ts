@@ -7,8 +7,8 @@ import type { RequestTrace } from '../receiver/request-finished.js';
 import type { ResolvedOptions } from '../receiver/resolve-options.js';
 import type { ReceiverAnswer, ReceiverInput, ReceiverLogger } from '../receiver/types.js';
 import { classifyDatabaseError } from './database-errors.js';
-import type { PreparedInbox } from './define-inbox.js';
 import { beginEvent, missingTable } from './open-event.js';
+import type { PreparedInbox } from './prepared-inbox.js';
 import { isRolledBack } from './rolled-back.js';
 import type { InboxTransaction, SupersededBy } from './types.js';
 
