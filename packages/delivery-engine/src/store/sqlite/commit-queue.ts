@@ -251,6 +251,8 @@ export class CommitQueue {
     if (this.#waiting !== undefined) clearTimeout(this.#waiting);
     this.#waiting = undefined;
     this.#contention = undefined;
+    // A flush already scheduled (a retry that just fired) then finds nothing to run.
+    this.#scheduled = false;
     const left = this.#queue;
     this.#queue = [];
     for (const item of left) item.reject(error);
