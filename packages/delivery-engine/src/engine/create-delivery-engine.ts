@@ -3,6 +3,7 @@ import { DeliveryEngineError } from '../delivery-engine-error.js';
 import { createEngineTelemetry, type EngineTelemetry, NOOP_TELEMETRY } from '../telemetry/engine-telemetry.js';
 import { loadOpenTelemetryApi } from '../telemetry/load-api.js';
 import { checkFilter, checkGrace, checkId, showId } from './check-input.js';
+import { claimRequest } from './claim-request.js';
 import { type Clock, systemClock } from './clock.js';
 import type { DeliveryEngine } from './delivery-engine.js';
 import { createEndpointLimiter } from './endpoint-limiter.js';
@@ -88,16 +89,7 @@ export function createDeliveryEngine<Transaction = never>(
   async function fill(): Promise<boolean> {
     const free = resolved.concurrency - inFlight.size;
     if (free <= 0) return false;
-    const claims = await store.claim({
-      now: clock.now(),
-      elapsed: clock.elapsed?.() ?? clock.now(),
-      limit: free,
-      leaseMs: resolved.leaseMs,
-      leaseRealMs: clock.realMs?.(resolved.leaseMs) ?? resolved.leaseMs,
-      excludeOrigins: limiter.saturated(),
-      maxPerOrigin: resolved.perEndpointConcurrency,
-      busyOrigins: limiter.busy(),
-    });
+    const claims = await store.claim(claimRequest(clock, resolved, limiter, free));
     const ctx = context();
     for (const claim of claims) {
       if (!limiter.tryAcquire(claim.origin)) {
@@ -248,6 +240,10 @@ export function createDeliveryEngine<Transaction = never>(
       stopping = (async () => {
         wakeup.wake();
         await loop;
+        // Claims the store held ahead were never sent: they go back now, not when their lease ends.
+        await store.releaseHeld?.().catch((error: unknown) => {
+          logger?.warn?.('claims held ahead not given back; due when their lease ends', { error: describe(error) });
+        });
         const drained = Promise.all(unfinished);
         const timer = new AbortController();
         await Promise.race([drained, systemClock.sleep(graceMs, timer.signal)]);

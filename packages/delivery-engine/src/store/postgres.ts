@@ -1,4 +1,5 @@
 import { DeliveryEngineError } from '../delivery-engine-error.js';
+import { claimAhead } from './postgres/claim-ahead.js';
 import { groupedStatement } from './postgres/grouped-statement.js';
 import { listen } from './postgres/listen.js';
 import { migratePostgres } from './postgres/migrate.js';
@@ -7,7 +8,13 @@ import { isRowError } from './postgres/row-error.js';
 import { postgresStatements, type Statement } from './postgres/statements.js';
 import { attemptValues, insertValues, listWhere, toAttempt, toClaim, toQueueStats, toSummary } from './rows.js';
 import { tableNames } from './schema.js';
-import { type AttemptRecord, type AttemptTransition, type DeliveryStore, listLimit } from './store.js';
+import {
+  type AttemptRecord,
+  type AttemptTransition,
+  type DeliveryClaim,
+  type DeliveryStore,
+  listLimit,
+} from './store.js';
 
 /** Options of {@link postgresDeliveryStore}. */
 export interface PostgresDeliveryStoreOptions {
@@ -31,7 +38,7 @@ interface CompleteItem {
  * How long an attempt's result waits for others to share its statement and commit (its HTTP
  * slot is already free), and how many make a statement go out at once.
  */
-const RESULT_WAIT_MS = 2;
+const RESULT_WAIT_MS = 5;
 const RESULT_BATCH = 128;
 
 /**
@@ -113,6 +120,28 @@ export function postgresDeliveryStore(options: PostgresDeliveryStoreOptions): De
     { waitMs: RESULT_WAIT_MS, fullBatch: RESULT_BATCH, retryEachOn: isRowError },
   );
 
+  const release = async (c: Pick<DeliveryClaim, 'id' | 'token'>): Promise<boolean> => {
+    const result = await run('release', sql.release, [c.id, c.token]);
+    return Number(result.rows[0]?.n) === 1;
+  };
+
+  const claims = claimAhead({
+    async claimRows(r) {
+      const result = await run('claim', sql.claim, [
+        r.now,
+        // The lease's length in real time: it runs on the database's clock.
+        r.leaseRealMs ?? r.leaseMs,
+        r.limit,
+        r.excludeOrigins,
+        r.maxPerOrigin ?? r.limit,
+        (r.busyOrigins ?? []).map(([origin]) => origin),
+        (r.busyOrigins ?? []).map(([, inFlight]) => inFlight),
+      ]);
+      return result.rows.map(toClaim).sort((a, b) => a.dueAt - b.dueAt);
+    },
+    release,
+  });
+
   return {
     migrate: () => migratePostgres(pool, t, channel, schema),
 
@@ -128,28 +157,16 @@ export function postgresDeliveryStore(options: PostgresDeliveryStoreOptions): De
       return { created: Number(result.rows[0]?.n) === 1 };
     },
 
-    async claim(r) {
-      const result = await run('claim', sql.claim, [
-        r.now,
-        // The lease's length in real time: it runs on the database's clock.
-        r.leaseRealMs ?? r.leaseMs,
-        r.limit,
-        r.excludeOrigins,
-        r.maxPerOrigin ?? r.limit,
-        (r.busyOrigins ?? []).map(([origin]) => origin),
-        (r.busyOrigins ?? []).map(([, inFlight]) => inFlight),
-      ]);
-      return result.rows.map(toClaim).sort((a, b) => a.dueAt - b.dueAt);
-    },
+    claim: claims.claim,
+    releaseHeld: claims.releaseHeld,
 
     complete: (c, attempt, next) => completeGrouped({ id: c.id, token: c.token, attempt, next }),
 
-    async release(c) {
-      const result = await run('release', sql.release, [c.id, c.token]);
-      return Number(result.rows[0]?.n) === 1;
-    },
+    release,
 
     async nextDueAt(exclude) {
+      const heldDue = claims.nextHeldDue(exclude);
+      if (heldDue !== undefined) return heldDue;
       const at = (await run('nextDueAt', sql.nextDueAt, [exclude])).rows[0]?.at;
       return at === null || at === undefined ? undefined : Number(at);
     },

@@ -172,6 +172,12 @@ export interface ClaimRequest {
   readonly maxPerOrigin?: number;
   /** Origins with attempts in flight in this process, and how many: their room is `maxPerOrigin` minus that. */
   readonly busyOrigins?: readonly (readonly [origin: string, inFlight: number])[];
+  /**
+   * Real milliseconds a delivery may wait between its claim and its send with its lease still
+   * covering a whole attempt: a store may claim beyond `limit` and hand the rest out within this
+   * time (the Postgres store does, while the queue is deep). Default 0: nothing is claimed ahead.
+   */
+  readonly holdMs?: number;
 }
 
 /** Whether a store can record results right now, for readiness probes and the loop. */
@@ -229,6 +235,11 @@ export interface DeliveryStore<Transaction = never> {
   ): Promise<boolean>;
   /** Gives a claim back without an attempt: due again at its old time, no lost lease counted. */
   release(claim: Pick<DeliveryClaim, 'id' | 'token' | 'dueAt'>): Promise<boolean>;
+  /**
+   * Gives back what the store claimed ahead of the engine's requests (see `ClaimRequest.holdMs`)
+   * and has not handed out. The engine calls it when its loop stops. Optional.
+   */
+  releaseHeld?(): Promise<void>;
   /** The earliest time a pending delivery (outside `excludeOrigins`) is due, or `undefined`. */
   nextDueAt(excludeOrigins: readonly string[]): Promise<number | undefined>;
   get(id: string): Promise<DeliveryRecord | undefined>;

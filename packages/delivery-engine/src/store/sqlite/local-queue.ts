@@ -1,4 +1,4 @@
-import type { ClaimRequest } from '../store.js';
+import { type RoomRequest, takeWithRoom } from '../origin-room.js';
 
 /** What the local queue needs of a due row: its origin and its place in the due order. */
 export interface QueuedRow {
@@ -58,26 +58,11 @@ export class LocalQueue<Row extends QueuedRow> {
    * Takes, in due order, up to `request.limit` rows whose origin is not excluded and has room:
    * `maxPerOrigin` less `busyOrigins` less the rows in `alreadyTaken`. The others stay queued.
    */
-  take(
-    request: Pick<ClaimRequest, 'limit' | 'excludeOrigins' | 'maxPerOrigin' | 'busyOrigins'>,
-    alreadyTaken: readonly Row[] = [],
-  ): Row[] {
-    const taken: Row[] = [];
-    const limit = request.limit - alreadyTaken.length;
-    if (this.#rows.length === 0 || limit <= 0) return taken;
-    const maxPerOrigin = request.maxPerOrigin ?? request.limit;
-    const inFlight = new Map<string, number>(request.busyOrigins);
-    for (const origin of request.excludeOrigins) inFlight.set(origin, maxPerOrigin);
-    for (const row of alreadyTaken) inFlight.set(row.origin, (inFlight.get(row.origin) ?? 0) + 1);
-    const kept: Row[] = [];
-    for (const row of this.#rows) {
-      const count = inFlight.get(row.origin) ?? 0;
-      if (taken.length >= limit || count >= maxPerOrigin) kept.push(row);
-      else {
-        inFlight.set(row.origin, count + 1);
-        taken.push(row);
-      }
-    }
+  take(request: RoomRequest, alreadyTaken: readonly Row[] = []): Row[] {
+    if (this.#rows.length === 0 || request.limit - alreadyTaken.length <= 0) return [];
+    const { taken, kept } = takeWithRoom(this.#rows, request, (row) => row.origin, {
+      alreadyTaken: alreadyTaken.map((row) => row.origin),
+    });
     this.#rows = kept;
     // Rows no claim can take must not pile up: let them go (they stay due in the file) and read
     // from the start again, skipping their origins while those are at their limit.

@@ -1,4 +1,4 @@
-import type { ClaimRequest } from '../store.js';
+import { type RoomRequest, takeWithRoom } from '../origin-room.js';
 import type { DueRow } from './due-reads.js';
 import type { Reservation } from './reservations.js';
 
@@ -49,21 +49,11 @@ export class Runway {
    * Hands out, in due order, up to `request.limit` durable rows whose origin has room (the same
    * room rules as a claim: `maxPerOrigin` less `busyOrigins`; none for `excludeOrigins`).
    */
-  take(request: Pick<ClaimRequest, 'limit' | 'excludeOrigins' | 'maxPerOrigin' | 'busyOrigins'>): RunwayEntry[] {
-    const taken: RunwayEntry[] = [];
-    if (this.#entries.length === 0) return taken;
-    const maxPerOrigin = request.maxPerOrigin ?? request.limit;
-    const inFlight = new Map<string, number>(request.busyOrigins);
-    for (const origin of request.excludeOrigins) inFlight.set(origin, maxPerOrigin);
-    const kept: RunwayEntry[] = [];
-    for (const entry of this.#entries) {
-      const count = inFlight.get(entry.row.origin) ?? 0;
-      if (!entry.durable || taken.length >= request.limit || count >= maxPerOrigin) kept.push(entry);
-      else {
-        inFlight.set(entry.row.origin, count + 1);
-        taken.push(entry);
-      }
-    }
+  take(request: RoomRequest): RunwayEntry[] {
+    if (this.#entries.length === 0) return [];
+    const { taken, kept } = takeWithRoom(this.#entries, request, (entry) => entry.row.origin, {
+      eligible: (entry) => entry.durable,
+    });
     this.#entries = kept;
     return taken;
   }
