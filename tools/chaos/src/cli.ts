@@ -54,15 +54,36 @@ const SCENARIOS: readonly Scenario[] = [
   soak,
 ];
 
-const { values } = parseArgs({
-  options: {
-    ci: { type: 'boolean', default: false },
-    only: { type: 'string' },
-    seed: { type: 'string' },
-    break: { type: 'string' },
-    json: { type: 'string' },
-  },
-});
+const BREAKS = [...new Set(SCENARIOS.flatMap((s) => s.breaks ?? []))].join(', ');
+const USAGE = `usage: pnpm chaos [--ci] [--only a,b] [--seed n] [--break name] [--json file]
+  --ci       the CI-sized run (default: full size)
+  --only     scenarios to run: ${SCENARIOS.map((s) => s.name).join(', ')}
+  --seed     the random seed (default: a new one, printed)
+  --break    run a deliberately broken build the chosen scenarios must catch: ${BREAKS}
+  --json     also write the results to this file
+`;
+const parsed = (() => {
+  try {
+    return parseArgs({
+      options: {
+        ci: { type: 'boolean', default: false },
+        only: { type: 'string' },
+        seed: { type: 'string' },
+        break: { type: 'string' },
+        json: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+})();
+const { values } = parsed;
+if (values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 const mode: Mode = values.ci ? 'ci' : 'full';
 const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
 const only = values.only?.split(',').map((name) => name.trim());
@@ -74,7 +95,7 @@ if (unknown.length > 0) {
 const chosen = SCENARIOS.filter((s) => only === undefined || only.includes(s.name));
 if (values.break !== undefined && !chosen.some((s) => s.breaks?.includes(values.break ?? ''))) {
   process.stderr.write(
-    `--break ${values.break}: no chosen scenario has it; known: ${SCENARIOS.flatMap((s) => s.breaks ?? []).join(', ')}\n`,
+    `--break ${values.break}: no chosen scenario has it; known: ${BREAKS}\n`,
   );
   process.exit(2);
 }
