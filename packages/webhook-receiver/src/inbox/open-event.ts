@@ -1,6 +1,7 @@
 import type { KycWebhookEvent } from '../parse-webhook.js';
 import { WebhookError } from '../webhook-error.js';
 import type { PreparedInbox } from './prepared-inbox.js';
+import { setOnConnection } from './set-on-connection.js';
 import type { InboxOpening, InboxQueryResult, InboxSettings, InboxTransaction, SupersededBy } from './types.js';
 
 /** What the inbox found for a delivery, inside its open transaction. */
@@ -87,10 +88,11 @@ async function afterOpening<Tx>(
 
 /**
  * The inbox's part of a delivery, in the transaction the handler will join: bound the lock
- * waits, insert the event's key (a concurrent delivery of the same event waits here on the
- * key until the first commits — then it finds the key — or rolls back), then order the result
- * within its session, the session row locked until the transaction ends so two results of one
- * session are ordered one after the other. On Postgres all of it is one statement (`open`).
+ * waits (on MySQL a session setting, sent only when the pooled connection lacks it), insert the
+ * event's key (a concurrent delivery of the same event waits here on the key until the first
+ * commits — then it finds the key — or rolls back), then order the result within its session,
+ * the session row locked until the transaction ends so two results of one session are ordered
+ * one after the other. On Postgres all of it is one statement (`open`).
  */
 async function openEvent<Tx>(
   inbox: PreparedInbox<Tx>,
@@ -102,7 +104,7 @@ async function openEvent<Tx>(
   if (statements.open !== undefined)
     return await afterOpening(inbox, tx, event, await tx.query(statements.open, openParams(inbox, event, at)));
   const [timeoutSql, timeoutParams] = statements.lockTimeout(settings.lockTimeoutMs);
-  await tx.query(timeoutSql, timeoutParams);
+  await setOnConnection(tx, timeoutSql, timeoutParams);
   const status = event.status ?? null;
   const time = eventTimeOf(event);
   const inserted = await tx.query(statements.insertKey, [

@@ -87,7 +87,10 @@ export interface InboxStatements {
    * has no data-modifying CTE: there the statements below run one by one.
    */
   readonly open: string | undefined;
-  /** MySQL: bounds every lock wait of this transaction (the key, the session row). */
+  /**
+   * MySQL: bounds every lock wait of this transaction (the key, the session row). A session
+   * setting: it outlives the transaction, so it is sent only to a connection not already holding it.
+   */
   readonly lockTimeout: (ms: number) => readonly [string, readonly unknown[]];
   /** Inserts the event's key; affects 0 rows when it is already there (committed). */
   readonly insertKey: string;

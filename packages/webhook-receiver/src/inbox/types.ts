@@ -32,6 +32,15 @@ export interface InboxTransaction<Tx> {
    * it back and goes on) must not be answered 200.
    */
   readonly commitChecked?: boolean;
+  /**
+   * Optional: the server connection this transaction runs on, as one object for as long as that
+   * connection lives, whichever delivery checks it out of the pool. With it, a setting that stays
+   * on the connection (MySQL's `SET SESSION innodb_lock_wait_timeout`) is sent only when the
+   * connection does not already hold it: once per pooled connection rather than a round trip per
+   * delivery. Leave it out when the pool resets connections between checkouts, or the setting
+   * would be taken for still in force after the reset dropped it.
+   */
+  readonly connection?: object;
 }
 
 /** A transaction just begun, and the result of its first statement. */

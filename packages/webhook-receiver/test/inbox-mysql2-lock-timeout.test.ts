@@ -1,0 +1,129 @@
+import { sampleStatusWebhook } from '@kyc/contracts';
+import { MYSQL_URL, mysqlAvailable } from '@kyc/test-support';
+import { createWebhookReceiver } from '@kyc/webhook-receiver';
+import { migrateInbox } from '@kyc/webhook-receiver/inbox';
+import { mysql2Inbox } from '@kyc/webhook-receiver/inbox/mysql2';
+import { createTestRequest } from '@kyc/webhook-receiver/testing';
+import mysql, { type Pool, type PoolOptions, type RowDataPacket } from 'mysql2/promise';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// The inbox's lock timeout is a session setting on MySQL/MariaDB. Measured with the server's
+// own counter of SET statements (Com_set_option) on the connection, and the setting's value,
+// both read by the handler inside the delivery's transaction.
+
+const KEY = 'kyc_inbox_mysql2_lock_timeout_key';
+const table = `kyc_inbox_mysql2_timeout_${process.pid}`;
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+let counter = 0;
+
+/** What a delivery's handler saw on its connection. */
+interface Seen {
+  readonly thread: number;
+  /** `@@SESSION.innodb_lock_wait_timeout`, in seconds. */
+  readonly timeout: number;
+  /** SET statements this connection has received since it opened (or was last reset). */
+  readonly sets: number;
+}
+
+async function sessionOf(connection: mysql.PoolConnection | Pool): Promise<Seen> {
+  const [[row]] = await connection.query<RowDataPacket[]>(
+    'SELECT CONNECTION_ID() AS thread, @@SESSION.innodb_lock_wait_timeout AS timeout',
+  );
+  const [[status]] = await connection.query<RowDataPacket[]>("SHOW SESSION STATUS LIKE 'Com_set_option'");
+  return { thread: Number(row?.thread), timeout: Number(row?.timeout), sets: Number(status?.Value) };
+}
+
+describe.skipIf(!(await mysqlAvailable()))(
+  'mysql2 inbox: the lock timeout on pooled connections (real MariaDB/MySQL)',
+  () => {
+    const pools: Pool[] = [];
+    const poolOf = (options: PoolOptions = {}) => {
+      const pool = mysql.createPool({ uri: MYSQL_URL, connectionLimit: 1, ...options });
+      pools.push(pool);
+      return pool;
+    };
+
+    beforeAll(async () => {
+      await migrateInbox(mysql2Inbox(poolOf(), { table }));
+    });
+    afterAll(async () => {
+      const pool = poolOf();
+      for (const t of [table, `${table}_sessions`]) await pool.query(`DROP TABLE IF EXISTS ${t}`);
+      await Promise.all(pools.map((pool) => pool.end()));
+    });
+
+    /** A receiver on `pool` whose handler records what its connection holds, after `extra`. */
+    function receiverOn(pool: Pool, lockTimeoutMs: number, seen: Seen[], extra = () => Promise.resolve()) {
+      const receiver = createWebhookReceiver({
+        authKeys: KEY,
+        inbox: mysql2Inbox(pool, { table, lockTimeoutMs }),
+        onEvent: async (_event, context) => {
+          seen.push(await sessionOf(context.tx));
+          await extra();
+        },
+      });
+      return async (id = `sess_mysql2_timeout_${counter++}_${process.pid}`) => {
+        const payload = { ...sampleStatusWebhook, sessionId: id, status: 'APPROVED' };
+        const response = await receiver.handle(createTestRequest({ payload, authKey: KEY, webhookId: `evt_${id}` }));
+        return { status: response.status, retryAfter: response.headers.get('retry-after') };
+      };
+    }
+
+    it('sends the SET once per pooled connection, not once per delivery, and it holds on every delivery', async () => {
+      const pool = poolOf();
+      const seen: Seen[] = [];
+      const send = receiverOn(pool, 1500, seen);
+      for (let i = 0; i < 5; i++) expect((await send()).status).toBe(200);
+      expect(new Set(seen.map((s) => s.thread)).size).toBe(1);
+      expect(seen.map((s) => s.timeout)).toEqual([2, 2, 2, 2, 2]); // 1.5 s, rounded up
+      expect(seen.map((s) => s.sets)).toEqual([1, 1, 1, 1, 1]);
+      expect((await sessionOf(pool)).sets).toBe(1);
+    });
+
+    it('sets it again when a connection served another inbox with a different timeout', async () => {
+      const pool = poolOf();
+      const seen: Seen[] = [];
+      const short = receiverOn(pool, 1000, seen);
+      const long = receiverOn(pool, 3000, seen);
+      for (const send of [short, short, long, long, short]) expect((await send()).status).toBe(200);
+      expect(seen.map((s) => s.timeout)).toEqual([1, 1, 3, 3, 1]);
+      expect(seen.map((s) => s.sets)).toEqual([1, 1, 2, 2, 3]);
+    });
+
+    it('sets it on every delivery when the pool resets connections on release', async () => {
+      const seen: Seen[] = [];
+      const send = receiverOn(poolOf({ resetOnRelease: true }), 2000, seen);
+      for (let i = 0; i < 3; i++) expect((await send()).status).toBe(200);
+      expect(seen.map((s) => s.timeout)).toEqual([2, 2, 2]);
+      // The reset also zeroes the session's counters: each delivery's own SET, counted afresh.
+      expect(seen.map((s) => s.sets)).toEqual([1, 1, 1]);
+    });
+
+    it('still bounds the wait of a copy on a connection that skipped the SET: 409 + Retry-After', async () => {
+      const pool = poolOf({ connectionLimit: 2 });
+      const seen: Seen[] = [];
+      let hold = 200;
+      const send = receiverOn(pool, 1000, seen, () => pause(hold));
+      // Both connections get the setting: two deliveries at once take one each.
+      expect((await Promise.all([send(), send()])).map((a) => a.status)).toEqual([200, 200]);
+      expect(new Set(seen.map((s) => s.thread)).size).toBe(2);
+      hold = 2500;
+      const id = `sess_mysql2_timeout_wait_${process.pid}`;
+      const first = send(id);
+      await pause(300);
+      const waited = await send(id);
+      expect(waited.status).toBe(409);
+      expect(Number(waited.retryAfter)).toBeGreaterThan(0);
+      expect((await first).status).toBe(200);
+      expect(seen.at(-1)?.sets).toBe(1);
+      // Four deliveries, two connections, two SETs: the copy that waited sent none.
+      const connections = await Promise.all([pool.getConnection(), pool.getConnection()]);
+      const sessions = await Promise.all(connections.map((c) => sessionOf(c)));
+      for (const c of connections) c.release();
+      expect(sessions.map((s) => [s.timeout, s.sets])).toEqual([
+        [1, 1],
+        [1, 1],
+      ]);
+    });
+  },
+);
