@@ -94,9 +94,7 @@ if (unknown.length > 0) {
 }
 const chosen = SCENARIOS.filter((s) => only === undefined || only.includes(s.name));
 if (values.break !== undefined && !chosen.some((s) => s.breaks?.includes(values.break ?? ''))) {
-  process.stderr.write(
-    `--break ${values.break}: no chosen scenario has it; known: ${BREAKS}\n`,
-  );
+  process.stderr.write(`--break ${values.break}: no chosen scenario has it; known: ${BREAKS}\n`);
   process.exit(2);
 }
 
