@@ -47,6 +47,12 @@ function toSql(text: string, params: readonly unknown[]): SQL {
  * callback, so a handler that outlives the deadline is rolled back when it settles; stop your
  * work when `context.signal` aborts, and use only `context.tx` for your writes.
  *
+ * On MySQL/MariaDB (drizzle-orm/mysql2) the lock timeout (`SET SESSION
+ * innodb_lock_wait_timeout`) is sent in every delivery's transaction, one round trip more than
+ * `mysql2Inbox` or `knexInbox`, which send it once per pooled connection: Drizzle keeps the
+ * transaction's pool connection on its session (internal) in a private field, and that is the
+ * per-checkout mysql2/promise wrapper, not one object per server connection.
+ *
  * @example
  * const inbox = drizzleInbox(drizzle(pool));
  */

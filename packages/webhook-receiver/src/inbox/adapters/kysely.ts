@@ -43,6 +43,15 @@ export interface KyselyInboxOptions extends InboxOptions {
  * A transactional inbox through Kysely. The handler gets the controlled transaction as
  * `context.tx` (`tx.updateTable('accounts')…`); Kysely refuses it once committed or rolled back.
  *
+ * On MySQL/MariaDB the lock timeout (`SET SESSION innodb_lock_wait_timeout`) is sent in every
+ * delivery's transaction, one round trip more than `mysql2Inbox` or `knexInbox`, which send it
+ * once per pooled connection. Skipping it safely would take the server connection under the
+ * transaction, which Kysely reaches only through `getExecutor()` (marked internal), and knowing
+ * that the pool keeps session settings between checkouts, which Kysely does not show at all: the
+ * mysql2 pool (and its `resetOnRelease`) is private to the driver, and `onReserveConnection`
+ * may run anything at each checkout. A connection taken for set after a reset had dropped the
+ * setting would wait on a held event for the server's own timeout (50 s by default), not 409.
+ *
  * @example
  * const inbox = kyselyInbox(db); // db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
  */
