@@ -45,8 +45,9 @@ async function twoWorkers(label: string, rows: number, origin = (_: number) => '
         )
       ).rows[0]?.n,
     );
+  const rename = (from: string, to: string) => pool.query(`ALTER TABLE ${schema}.${from} RENAME TO ${to}`);
   const drop = () => pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  return { first, second, leased, stillFirstLeased, drop };
+  return { first, second, leased, stillFirstLeased, rename, drop };
 }
 
 describe.skipIf(!available)('postgres store: claims held ahead', () => {
@@ -104,6 +105,21 @@ describe.skipIf(!available)('postgres store: claims held ahead', () => {
         if (index >= heldFrom && index <= heldTo) expect(claim.token, claim.id).toBe(2);
       }
       await expect.poll(() => stillFirstLeased(heldFrom, heldTo)).toBe(0);
+    } finally {
+      await drop();
+    }
+  });
+
+  it('hands out what it holds when the claim for more fails, and reports the failure once it holds nothing', async () => {
+    const { first, rename, drop } = await twoWorkers('aheadfail', 40);
+    try {
+      await first.claim(request(2));
+      await first.claim(request(2));
+      // 32 held; the table renamed away makes every claim statement fail.
+      await rename('deliveries', 'deliveries_away');
+      const handed = await first.claim(request(40));
+      expect(handed).toHaveLength(CLAIM_AHEAD_ROWS);
+      await expect(first.claim(request(1))).rejects.toMatchObject({ code: 'store_error' });
     } finally {
       await drop();
     }

@@ -45,8 +45,10 @@ const RESULT_BATCH = 128;
  * The store for many worker processes on many machines sharing one Postgres. Claims use
  * `FOR UPDATE SKIP LOCKED` and write the lease to a column no index covers, so the row is
  * updated in place (HOT); results are fenced by a lease token, and the results of one loop turn
- * go out as one statement. Statements are prepared once per connection. Every insert, release
- * and redelivery sends a `NOTIFY` (delivered on commit) that wakes idle workers at once.
+ * go out as one statement; while the queue is deep a worker claims up to 32 deliveries ahead
+ * of its free slots (postgres/claim-ahead.ts). Statements are prepared once per connection.
+ * Every insert, release and redelivery sends a `NOTIFY` (delivered on commit) that wakes idle
+ * workers at once.
  * `enqueue(event, { transaction: client })` writes inside the caller's transaction: the outbox.
  *
  * @example

@@ -66,12 +66,20 @@ export function claimAhead({ claimRows, release }: ClaimAheadParts) {
       for (const origin of [...handed, ...held.map((entry) => entry.claim)].map((claim) => claim.origin)) {
         busy.set(origin, (busy.get(origin) ?? 0) + 1);
       }
-      const rows = await claimRows({
-        ...r,
-        limit: want + ahead,
-        maxPerOrigin: ahead > 0 ? maxPerOrigin * AHEAD_PER_ORIGIN_FACTOR : maxPerOrigin,
-        busyOrigins: [...busy],
-      });
+      let rows: DeliveryClaim[];
+      try {
+        rows = await claimRows({
+          ...r,
+          limit: want + ahead,
+          maxPerOrigin: ahead > 0 ? maxPerOrigin * AHEAD_PER_ORIGIN_FACTOR : maxPerOrigin,
+          busyOrigins: [...busy],
+        });
+      } catch (error) {
+        // Held rows already taken go out all the same (their leases run); the failure shows at
+        // the next claim that has nothing held to give.
+        if (handed.length > 0) return handed;
+        throw error;
+      }
       deep = rows.length === want + ahead;
       const at = performance.now();
       const fresh = takeWithRoom(
