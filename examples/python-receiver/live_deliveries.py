@@ -131,8 +131,14 @@ class DeliveriesFromTheSandbox(unittest.TestCase):
     def test_2_a_redelivery_is_answered_200_without_running_the_handler_again(self) -> None:
         session_id = self.finish("ERROR", "status")
         self.event_for(session_id)
-        _, view = call("GET", f"/sandbox/sessions/{session_id}/delivery")
-        event_id = view["eventId"]
+
+        # The event reached this receiver before the sandbox recorded its 200: a redelivery asked
+        # for in between is refused with 409 (still pending), so wait for the record first.
+        def delivered():
+            _, view = call("GET", f"/sandbox/sessions/{session_id}/delivery")
+            return view if view["state"] == "delivered" else None
+
+        event_id = eventually(delivered)["eventId"]
         redelivered, _ = call("POST", f"/sandbox/deliveries/{event_id}/redeliver")
         self.assertEqual(redelivered, 202)
 
