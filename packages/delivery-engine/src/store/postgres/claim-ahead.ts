@@ -49,11 +49,13 @@ export function claimAhead({ claimRows, release }: ClaimAheadParts) {
         deep = holdMs > 0 && rows.length === r.limit;
         return rows;
       }
+      // Held rows are in claim order: the stale ones, if any, are a prefix.
       const now = performance.now();
-      const stale = held.filter((entry) => now - entry.at > holdMs);
-      if (stale.length > 0) {
-        held = held.filter((entry) => now - entry.at <= holdMs);
-        giveBack(stale);
+      let fresh = 0;
+      while (fresh < held.length && now - (held[fresh] as Held).at > holdMs) fresh++;
+      if (fresh > 0) {
+        giveBack(held.slice(0, fresh));
+        held = held.slice(fresh);
       }
       const first = takeWithRoom(held, r, (entry) => entry.claim.origin);
       held = first.kept;
@@ -82,14 +84,14 @@ export function claimAhead({ claimRows, release }: ClaimAheadParts) {
       }
       deep = rows.length === want + ahead;
       const at = performance.now();
-      const fresh = takeWithRoom(
+      const claimed = takeWithRoom(
         rows.map((claim) => ({ claim, at })),
         { ...r, limit: r.limit },
         (entry) => entry.claim.origin,
         { alreadyTaken: handed.map((claim) => claim.origin) },
       );
-      held = held.concat(fresh.kept);
-      return handed.concat(fresh.taken.map((entry) => entry.claim)).sort((a, b) => a.dueAt - b.dueAt);
+      held = held.concat(claimed.kept);
+      return handed.concat(claimed.taken.map((entry) => entry.claim)).sort((a, b) => a.dueAt - b.dueAt);
     },
 
     /** The earliest due time held for an origin not in `exclude` (held deliveries are due now). */
