@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { DeliveryEngineError } from '../delivery-engine-error.js';
 import type { DeliveryStore, InsertOptions } from '../store/store.js';
 import type { EngineTelemetry } from '../telemetry/engine-telemetry.js';
 import { showId } from './check-input.js';
 import type { Clock } from './clock.js';
 import type { EnqueueResult } from './delivery-engine.js';
+import { newEventId } from './event-id.js';
 import { prepareEvent, type WebhookEvent } from './prepare-event.js';
 
 /** What storing an event needs of the engine. */
@@ -34,7 +34,7 @@ export async function storeEvent<Transaction>(
     throw new DeliveryEngineError('invalid_option', 'enqueue: options must be an object such as { transaction }');
   }
   const { store, telemetry } = context;
-  const id = event.id ?? `evt_${randomUUID()}`;
+  const id = event.id ?? newEventId();
   const span = telemetry.startEnqueue(typeof id === 'string' ? id.slice(0, 256) : '');
   try {
     const url = await context.checkUrl(event.url);
