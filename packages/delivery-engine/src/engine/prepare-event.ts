@@ -13,7 +13,11 @@ export interface WebhookEvent {
   readonly authKey?: string;
   /** The webhook body: a JSON string (sent byte for byte) or a value to serialise, e.g. a `WebhookStatusBody`. */
   readonly body: string | object;
-  /** The event id, sent as Webhook-Id header on every attempt and redelivery. Generated when absent. */
+  /**
+   * The event id, sent as Webhook-Id header on every attempt and redelivery. Generated when absent:
+   * `evt_` and a UUIDv7 (time-ordered, so the store's key indexes grow at their end). Ids you pass
+   * are stored as given; time-ordered ones cost the store less than random ones.
+   */
   readonly id?: string;
   /**
    * A Standard Webhooks secret (`whsec_…`) for this endpoint, or several during a rotation's
