@@ -5,7 +5,7 @@ import { migrateInbox } from '@kyc/webhook-receiver/inbox';
 import { mysql2Inbox } from '@kyc/webhook-receiver/inbox/mysql2';
 import { createTestRequest } from '@kyc/webhook-receiver/testing';
 import mysql, { type Pool, type PoolOptions, type RowDataPacket } from 'mysql2/promise';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 // The inbox's lock timeout is a session setting on MySQL/MariaDB. Measured with the server's
 // own counter of SET statements (Com_set_option) on the connection, and the setting's value,
@@ -53,10 +53,16 @@ describe.skipIf(!(await mysqlAvailable()))(
     });
 
     /** A receiver on `pool` whose handler records what its connection holds, after `extra`. */
-    function receiverOn(pool: Pool, lockTimeoutMs: number, seen: Seen[], extra = () => Promise.resolve()) {
-      const receiver = createWebhookReceiver({
+    function receiverOn(
+      pool: Pool,
+      lockTimeoutMs: number,
+      seen: Seen[],
+      extra = () => Promise.resolve(),
+      copy = { createWebhookReceiver, mysql2Inbox },
+    ) {
+      const receiver = copy.createWebhookReceiver({
         authKeys: KEY,
-        inbox: mysql2Inbox(pool, { table, lockTimeoutMs }),
+        inbox: copy.mysql2Inbox(pool, { table, lockTimeoutMs }),
         onEvent: async (_event, context) => {
           seen.push(await sessionOf(context.tx));
           await extra();
@@ -88,6 +94,23 @@ describe.skipIf(!(await mysqlAvailable()))(
       for (const send of [short, short, long, long, short]) expect((await send()).status).toBe(200);
       expect(seen.map((s) => s.timeout)).toEqual([1, 1, 3, 3, 1]);
       expect(seen.map((s) => s.sets)).toEqual([1, 1, 2, 2, 3]);
+    });
+
+    it('sets it again when another copy of the package in this process changed it on the same pool', async () => {
+      // Two node_modules trees give two module instances: a fresh module registry loads a second copy.
+      vi.resetModules();
+      const other = {
+        createWebhookReceiver: (await import('@kyc/webhook-receiver')).createWebhookReceiver,
+        mysql2Inbox: (await import('@kyc/webhook-receiver/inbox/mysql2')).mysql2Inbox,
+      };
+      expect(other.mysql2Inbox).not.toBe(mysql2Inbox);
+      const pool = poolOf();
+      const seen: Seen[] = [];
+      const ours = receiverOn(pool, 1000, seen);
+      const theirs = receiverOn(pool, 4000, seen, undefined, other);
+      for (const send of [ours, theirs, ours, theirs, theirs]) expect((await send()).status).toBe(200);
+      expect(seen.map((s) => s.timeout)).toEqual([1, 4, 1, 4, 4]);
+      expect(seen.map((s) => s.sets)).toEqual([1, 2, 3, 4, 4]);
     });
 
     it('sets it on every delivery when the pool resets connections on release', async () => {

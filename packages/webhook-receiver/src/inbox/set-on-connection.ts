@@ -1,8 +1,21 @@
 import type { InboxTransaction } from './types.js';
 
-// Module-wide, not per inbox: two inboxes with different lock timeouts on one pool must see each
-// other's settings. Weak, so a destroyed or ended connection takes its entry with it.
-const held = /* @__PURE__ */ new WeakMap<object, Map<string, string>>();
+/**
+ * What each connection holds, process-wide: not per inbox (two inboxes with different lock
+ * timeouts on one pool must see each other's settings) and not per module instance either. Two
+ * copies of this package in one process (two `node_modules` trees) on one pool would each keep
+ * their own memory, and one would skip a SET the other had changed since; `Symbol.for` names one
+ * slot on `globalThis` that every copy finds. Weak, so an ended connection takes its entry along.
+ */
+const REGISTRY = Symbol.for('@kyc/webhook-receiver/session-settings');
+
+type Held = WeakMap<object, Map<string, string>>;
+
+function heldSettings(): Held {
+  const holder = globalThis as { [REGISTRY]?: Held };
+  holder[REGISTRY] ??= new WeakMap();
+  return holder[REGISTRY];
+}
 
 /**
  * Runs a statement whose setting stays on the connection (MySQL's `SET SESSION …`) unless the
@@ -21,6 +34,7 @@ export async function setOnConnection<Tx>(
     return;
   }
   const value = JSON.stringify(params);
+  const held = heldSettings();
   const settings = held.get(connection);
   if (settings?.get(sql) === value) return;
   await tx.query(sql, params);
