@@ -4,4 +4,4 @@
  * @module inbox/pg
  */
 
-export { type PgClientLike, type PgPoolLike, pgInbox } from './inbox/adapters/pg.js';
+export { type PgClientLike, type PgInboxOptions, type PgPoolLike, pgInbox } from './inbox/adapters/pg.js';

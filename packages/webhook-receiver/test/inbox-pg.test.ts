@@ -101,3 +101,74 @@ describe.skipIf(!available)('pg inbox round trips (real Postgres)', () => {
     expect(JSON.parse(stale.body)).toMatchObject({ stale: true });
   });
 });
+
+describe.skipIf(!available)('pg inbox prepared opening statement (real Postgres)', () => {
+  const table = `kyc_inbox_prepared_${process.pid}`;
+  const key = 'kyc_inbox_prepared_statement_key_01';
+  const pools: pg.Pool[] = [];
+  let counter = 0;
+  beforeAll(async () => {
+    const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
+    pools.push(pool);
+    await migrateInbox(pgInbox(pool, { table }));
+  });
+  afterAll(async () => {
+    for (const name of [table, `${table}_sessions`]) await pools[0]?.query(`DROP TABLE IF EXISTS ${name}`);
+    await Promise.all(pools.map((pool) => pool.end()));
+  });
+
+  /** A receiver over a one-connection pool; `handler` runs in each delivery's transaction. */
+  function receiverOn(options: { preparedStatements?: boolean }, handler = async (_tx: PgClientLike) => {}) {
+    const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
+    pools.push(pool);
+    const receiver = createWebhookReceiver({
+      authKeys: key,
+      inbox: pgInbox(pool, { table, ...options }),
+      logger: {},
+      onEvent: (_event, { tx }) => handler(tx),
+    });
+    const send = async () => {
+      const n = counter++;
+      const payload = { ...sampleStatusWebhook, sessionId: `sess_prepared_${process.pid}_${n}` };
+      const response = await receiver.handle(createTestRequest({ payload, authKey: key, webhookId: `evt_prep_${n}` }));
+      return response.status;
+    };
+    /** The connection's prepared statements that belong to the inbox, as the server lists them. */
+    const inboxStatements = async () =>
+      (
+        await pool.query<{ name: string; calls: string }>(
+          "SELECT name, generic_plans + custom_plans AS calls FROM pg_prepared_statements WHERE name LIKE 'kyc_inbox_%'",
+        )
+      ).rows;
+    return { send, inboxStatements };
+  }
+
+  it('prepares the opening statement once per connection and runs it at every delivery', async () => {
+    const { send, inboxStatements } = receiverOn({});
+    for (let i = 0; i < 4; i++) expect(await send()).toBe(200);
+    const statements = await inboxStatements();
+    expect(statements).toHaveLength(1);
+    expect(Number(statements[0]?.calls)).toBe(4);
+  });
+
+  it('goes on unprepared when the server connection lost the statement (a pooler, DEALLOCATE ALL)', async () => {
+    let deallocate = false;
+    const { send, inboxStatements } = receiverOn({}, async (tx) => {
+      if (deallocate) await tx.query('DEALLOCATE ALL');
+    });
+    expect(await send()).toBe(200);
+    deallocate = true;
+    expect(await send()).toBe(200);
+    deallocate = false;
+    // The next delivery finds the statement gone (26000): it is answered 200 all the same, and
+    // the inbox stops preparing, so later deliveries neither fail nor prepare it again.
+    for (let i = 0; i < 3; i++) expect(await send()).toBe(200);
+    expect(await inboxStatements()).toEqual([]);
+  });
+
+  it('prepares nothing with preparedStatements: false', async () => {
+    const { send, inboxStatements } = receiverOn({ preparedStatements: false });
+    for (let i = 0; i < 2; i++) expect(await send()).toBe(200);
+    expect(await inboxStatements()).toEqual([]);
+  });
+});

@@ -33,11 +33,25 @@ async function begin<Client extends PgClientLike>(pool: PgPoolLike<Client>): Pro
 }
 
 /**
+ * Whether this inbox still prepares its opening statement. A server connection that loses its
+ * prepared statements behind the client's back (PgBouncer in transaction mode without
+ * `max_prepared_statements`, `DEALLOCATE ALL` or `DISCARD ALL` on the connection) answers
+ * 26000; a name already taken answers 42P05. Either way the inbox stops preparing and tries once
+ * more, unprepared: the delivery goes on, and so do the later ones.
+ */
+interface Preparing {
+  enabled: boolean;
+}
+
+const LOST_PREPARED_STATEMENT = new Set(['26000', '42P05']);
+
+/**
  * BEGIN and the inbox's first statement in one round trip on node-postgres's own client; on
  * another pg-compatible client, one after the other. A failure rolls back before rejecting.
  */
 async function beginWith<Client extends PgClientLike>(
   pool: PgPoolLike<Client>,
+  preparing: Preparing,
   sql: string,
   params: readonly unknown[],
 ): Promise<InboxOpening<Client>> {
@@ -51,8 +65,9 @@ async function beginWith<Client extends PgClientLike>(
       throw error;
     }
   }
+  const prepared = preparing.enabled;
   try {
-    const result = await beginBatch(client, numberPlaceholders(sql), params);
+    const result = await beginBatch(client, numberPlaceholders(sql), params, prepared);
     return { transaction: transactionOn(client), result };
   } catch (error) {
     // The transaction is aborted (or never began): end it before the client goes back to the pool.
@@ -60,6 +75,10 @@ async function beginWith<Client extends PgClientLike>(
       () => client.release(),
       (failure: unknown) => client.release(failure instanceof Error ? failure : true),
     );
+    if (prepared && LOST_PREPARED_STATEMENT.has(String((error as { code?: unknown }).code))) {
+      preparing.enabled = false;
+      return beginWith(pool, preparing, sql, params);
+    }
     throw error;
   }
 }
@@ -101,6 +120,17 @@ function transactionOn<Client extends PgClientLike>(client: Client): InboxTransa
   };
 }
 
+/** Options of {@link pgInbox}. */
+export interface PgInboxOptions extends InboxOptions {
+  /**
+   * Prepare the inbox's opening statement once per connection (default `true`), so the server
+   * does not parse and plan it at every delivery. Set `false` behind a pooler that cannot carry
+   * prepared statements; without it, the inbox finds out at the first delivery that fails for
+   * that reason, and stops preparing (that delivery still succeeds).
+   */
+  readonly preparedStatements?: boolean;
+}
+
 /**
  * A transactional inbox on Postgres through `pg` (`Pool`). Each delivery takes a client from
  * the pool and opens a transaction; the handler gets that client as `context.tx` — run your
@@ -115,11 +145,19 @@ function transactionOn<Client extends PgClientLike>(client: Client): InboxTransa
  *   if (event.status === 'APPROVED') await tx.query('UPDATE accounts SET active = true WHERE kyc_session = $1', [event.sessionId]);
  * } });
  */
-export function pgInbox<Client extends PgClientLike>(pool: PgPoolLike<Client>, options?: InboxOptions): Inbox<Client> {
+export function pgInbox<Client extends PgClientLike>(
+  pool: PgPoolLike<Client>,
+  options?: PgInboxOptions,
+): Inbox<Client> {
   if (typeof pool?.connect !== 'function')
     throw new WebhookError('invalid_option', 'pgInbox: pool must be a pg Pool (with connect()).');
+  const preparing: Preparing = { enabled: options?.preparedStatements !== false };
   return defineInbox(
-    { dialect: 'postgres', begin: () => begin(pool), beginWith: (sql, params) => beginWith(pool, sql, params) },
+    {
+      dialect: 'postgres',
+      begin: () => begin(pool),
+      beginWith: (sql, params) => beginWith(pool, preparing, sql, params),
+    },
     options,
   );
 }
