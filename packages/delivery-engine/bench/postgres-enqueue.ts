@@ -4,11 +4,10 @@
  * once, each `enqueue` its own transaction, as a service's requests would send them. CPU µs per
  * enqueue of the enqueuing process and of Postgres (every server process, from /proc).
  */
-import { POSTGRES_URL } from '@kyc/test-support';
+import { POSTGRES_URL, postgresCpuUs } from '@kyc/test-support';
 import pg from 'pg';
 import { createDeliveryEngine } from '../src/index.js';
 import { postgresDeliveryStore } from '../src/postgres.js';
-import { postgresCpuUs } from './process-cpu.js';
 import { median, range } from './stats.js';
 
 const CALLERS = 16;

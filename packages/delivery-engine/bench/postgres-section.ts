@@ -5,12 +5,11 @@
  * clock runs until the store has recorded every delivery. Beside deliveries/s: the CPU each
  * delivery cost the workers, Postgres (every server process, from /proc) and the receiver.
  */
-import { POSTGRES_URL } from '@kyc/test-support';
+import { POSTGRES_URL, postgresCpuUs, processCpuUs } from '@kyc/test-support';
 import pg from 'pg';
 import { createDeliveryEngine } from '../src/index.js';
 import { postgresDeliveryStore } from '../src/postgres.js';
 import { spawnWorker } from '../test/support/spawn-worker.js';
-import { postgresCpuUs, processCpuUs } from './process-cpu.js';
 import type { BenchReceiver } from './receiver.js';
 import { median, range } from './stats.js';
 

@@ -10,6 +10,7 @@ export {
 export { type ContractRecorder, createContractRecorder } from './contract/contract-recorder.js';
 export { inboxExampleSuite, type StartedInboxExample, type StartInboxExample } from './inbox-example-suite.js';
 export { type NodeRuntime, nodeRuntimes } from './node-runtimes.js';
+export { postgresCpuUs, processCpuUs } from './process-cpu.js';
 export { type ProcessExampleOptions, startProcessExample } from './process-example.js';
 export {
   type RecordedDecision,

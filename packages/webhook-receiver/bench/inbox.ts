@@ -1,4 +1,5 @@
 import { loadavg } from 'node:os';
+import { postgresCpuUs } from '@kyc/test-support/process-cpu';
 import autocannon from 'autocannon';
 import { pgInbox } from '../src/inbox-pg.js';
 import { createWebhookReceiver } from '../src/index.js';
@@ -18,8 +19,10 @@ const IN_FLIGHT = 16;
 
 interface Run {
   readonly rps: number;
-  /** CPU µs per request of the Node process serving it (Postgres's own CPU is not counted). */
+  /** CPU µs per request of the Node process serving it. */
   readonly cpuUs: number;
+  /** CPU µs per request of every process of the local Postgres server (in-process lines; 0 elsewhere). */
+  readonly postgresUs: number;
 }
 
 /** `count` calls of `work`, `IN_FLIGHT` at a time, in this process: rate and CPU per call. */
@@ -29,11 +32,16 @@ async function inProcess(work: () => Promise<void>, count: number): Promise<Run>
     while (left-- > 0) await work();
   };
   const cpu = process.cpuUsage();
+  const postgres = postgresCpuUs();
   const start = performance.now();
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
   const seconds = (performance.now() - start) / 1000;
   const used = process.cpuUsage(cpu);
-  return { rps: count / seconds, cpuUs: (used.user + used.system) / count };
+  return {
+    rps: count / seconds,
+    cpuUs: (used.user + used.system) / count,
+    postgresUs: (postgresCpuUs() - postgres) / count,
+  };
 }
 
 /** A delivery as an adapter describes it to `receiver.receive`, without HTTP. */
@@ -77,7 +85,7 @@ async function overHttp(kind: string): Promise<Run> {
     const start = performance.now();
     await drive(REQUESTS);
     const rps = REQUESTS / ((performance.now() - start) / 1000);
-    return { rps, cpuUs: (await server.report()).cpuUs };
+    return { rps, cpuUs: (await server.report()).cpuUs, postgresUs: 0 };
   } finally {
     await server.close();
   }
@@ -100,7 +108,8 @@ const range = (values: readonly number[], digits: number) =>
 export async function runInbox(): Promise<void> {
   console.log(
     `\n## Inbox on Postgres (${REQUESTS} requests per run after ${WARMUP}, ${IN_FLIGHT} in flight, ` +
-      `${ROUNDS} interleaved rounds; CPU = the Node process's, Postgres's not counted; load average ${load()})`,
+      `${ROUNDS} interleaved rounds; CPU = the Node process's; Postgres = every process of the local server, ` +
+      `in-process lines only; load average ${load()})`,
   );
   try {
     await prepareInboxDatabase();
@@ -168,8 +177,11 @@ export async function runInbox(): Promise<void> {
     await pool.end();
   }
   console.log(`load average at the end of the section: ${load()} (1, 5, 15 min)`);
-  console.log(`${'line'.padEnd(66)} ${'req/s median [range]'.padEnd(22)} CPU µs/request median [range]`);
-  for (const [line, label] of Object.entries(lines) as [Line, string][])
+  console.log(
+    `${'line'.padEnd(66)} ${'req/s median [range]'.padEnd(22)} ${'CPU µs/request median [range]'.padEnd(30)} Postgres CPU µs/request`,
+  );
+  for (const [line, label] of Object.entries(lines) as [Line, string][]) {
+    const postgres = runs[line].map((run) => run.postgresUs);
     console.log(
       `${label.padEnd(66)} ${range(
         runs[line].map((run) => run.rps),
@@ -177,8 +189,9 @@ export async function runInbox(): Promise<void> {
       ).padEnd(22)} ${range(
         runs[line].map((run) => run.cpuUs),
         1,
-      )}`,
+      ).padEnd(30)} ${postgres.every((us) => us === 0) ? '(not measured over HTTP)' : range(postgres, 0)}`,
     );
+  }
   const ratio = (line: Line, base: Line, pick: (run: Run) => number) =>
     runs[line].map((run, round) => pick(run) / pick(runs[base][round] as Run));
   const cpuOf = (line: Line) => `${median(runs[line].map((run) => run.cpuUs)).toFixed(1)} µs`;

@@ -27,14 +27,21 @@ export function isBatchable(client: object): client is BatchableClient {
 
 type Callback = (error: Error | null, result?: InboxQueryResult) => void;
 
+/** Names already computed: an inbox has one opening statement, hashed once rather than per delivery. */
+const preparedNames = /* @__PURE__ */ new Map<string, string>();
+
 /**
  * The name a statement is prepared under: its text's FNV-1a hash, so two inboxes (two tables)
  * on one connection never share a name, and two copies of this package agree on it.
  */
 export function preparedName(text: string): string {
+  const known = preparedNames.get(text);
+  if (known !== undefined) return known;
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return `kyc_inbox_${(hash >>> 0).toString(16).padStart(8, '0')}_${text.length}`;
+  const name = `kyc_inbox_${(hash >>> 0).toString(16).padStart(8, '0')}_${text.length}`;
+  if (preparedNames.size < 256) preparedNames.set(text, name);
+  return name;
 }
 
 /**
@@ -84,7 +91,9 @@ class BeginBatch {
   }
 
   handleDataRow(message: { fields: unknown[] }): void {
-    this.rows.push(Object.fromEntries(this.names.map((name, index) => [name, message.fields[index]])));
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < this.names.length; i++) row[this.names[i] as string] = message.fields[i];
+    this.rows.push(row);
   }
 
   handleCommandComplete(): void {}

@@ -14,7 +14,21 @@ export function processCpuUs(pid: number): number {
   }
 }
 
-/** CPU time (µs) used so far by every process of the local Postgres server (backends, WAL writer, …). */
+/** CPU time (µs) of the children a process has waited for (a server's exited workers); 0 once it is gone. */
+function reapedChildrenCpuUs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return ((Number(fields[13]) + Number(fields[14])) * 1e6) / TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU time (µs) used so far by every process of the local Postgres server (backends, WAL writer,
+ * …), including those that have exited: the postmaster's reaped-children time holds theirs, so a
+ * backend or autovacuum worker ending during a run does not take its CPU out of the sum.
+ */
 export function postgresCpuUs(): number {
   let total = 0;
   for (const entry of readdirSync('/proc')) {
@@ -24,7 +38,7 @@ export function postgresCpuUs(): number {
     } catch {
       continue;
     }
-    total += processCpuUs(Number(entry));
+    total += processCpuUs(Number(entry)) + reapedChildrenCpuUs(Number(entry));
   }
   return total;
 }
