@@ -15,7 +15,8 @@ declare module 'autocannon' {
     requests?: AutocannonRequest[];
   }
   interface AutocannonResult {
-    requests: { average: number };
+    /** `total`: the requests answered (2xx or not) in the run. */
+    requests: { average: number; total: number };
     non2xx: number;
     errors: number;
     timeouts: number;
