@@ -1,3 +1,6 @@
+import { cpSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { sampleStatusWebhook } from '@kyc/contracts';
 import { MYSQL_URL, mysqlAvailable } from '@kyc/test-support';
 import { createWebhookReceiver } from '@kyc/webhook-receiver';
@@ -37,6 +40,7 @@ describe.skipIf(!(await mysqlAvailable()))(
   'mysql2 inbox: the lock timeout on pooled connections (real MariaDB/MySQL)',
   () => {
     const pools: Pool[] = [];
+    const copies: string[] = [];
     const poolOf = (options: PoolOptions = {}) => {
       const pool = mysql.createPool({ uri: MYSQL_URL, connectionLimit: 1, ...options });
       pools.push(pool);
@@ -50,7 +54,34 @@ describe.skipIf(!(await mysqlAvailable()))(
       const pool = poolOf();
       for (const t of [table, `${table}_sessions`]) await pool.query(`DROP TABLE IF EXISTS ${t}`);
       await Promise.all(pools.map((pool) => pool.end()));
+      for (const copy of copies) rmSync(copy, { recursive: true, force: true });
     });
+
+    /** Another copy of the receiver package in this process, as a second `node_modules` tree gives. */
+    async function secondCopy(): Promise<{
+      createWebhookReceiver: typeof createWebhookReceiver;
+      mysql2Inbox: typeof mysql2Inbox;
+    }> {
+      // From the workspace's sources vitest loads the package itself: a fresh registry is a new copy.
+      vi.resetModules();
+      const fresh = {
+        createWebhookReceiver: (await import('@kyc/webhook-receiver')).createWebhookReceiver,
+        mysql2Inbox: (await import('@kyc/webhook-receiver/inbox/mysql2')).mysql2Inbox,
+      };
+      if (fresh.mysql2Inbox !== mysql2Inbox) return fresh;
+      // An installed package is loaded by Node, one instance per file whatever vitest resets: copy
+      // it beside itself under another name, where its own dependencies still resolve.
+      const root = dirname(createRequire(import.meta.url).resolve('@kyc/webhook-receiver/package.json'));
+      const name = `webhook-receiver-copy-${process.pid}`;
+      const copy = join(dirname(root), name);
+      cpSync(root, copy, { recursive: true });
+      copies.push(copy);
+      const receiver = (await import(/* @vite-ignore */ `@kyc/${name}`)) as typeof import('@kyc/webhook-receiver');
+      const inbox = (await import(
+        /* @vite-ignore */ `@kyc/${name}/inbox/mysql2`
+      )) as typeof import('@kyc/webhook-receiver/inbox/mysql2');
+      return { createWebhookReceiver: receiver.createWebhookReceiver, mysql2Inbox: inbox.mysql2Inbox };
+    }
 
     /** A receiver on `pool` whose handler records what its connection holds, after `extra`. */
     function receiverOn(
@@ -97,12 +128,7 @@ describe.skipIf(!(await mysqlAvailable()))(
     });
 
     it('sets it again when another copy of the package in this process changed it on the same pool', async () => {
-      // Two node_modules trees give two module instances: a fresh module registry loads a second copy.
-      vi.resetModules();
-      const other = {
-        createWebhookReceiver: (await import('@kyc/webhook-receiver')).createWebhookReceiver,
-        mysql2Inbox: (await import('@kyc/webhook-receiver/inbox/mysql2')).mysql2Inbox,
-      };
+      const other = await secondCopy();
       expect(other.mysql2Inbox).not.toBe(mysql2Inbox);
       const pool = poolOf();
       const seen: Seen[] = [];
