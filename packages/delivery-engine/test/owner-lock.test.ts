@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDeliveryEngine, DeliveryEngineError, sqliteDeliveryStore } from '../src/index.js';
-import { bodyFor } from './support/attempts.js';
+import { bodyFor, pause } from './support/attempts.js';
 import { type Answer, loopbackOptions, startReceiver, testCertificate } from './support/receiver.js';
-import { spawnWorker } from './support/spawn-worker.js';
+import { spawnWorker, type Worker } from './support/spawn-worker.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kyc-owner-lock-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -128,6 +128,107 @@ describe('the owner of an SQLite file', () => {
     const throughLink = sqliteDeliveryStore({ path: join(dir, 'alias.db') });
     await expect(throughLink.acquireOwnership?.()).rejects.toMatchObject({ code: 'store_locked' });
     await throughLink.close();
+    await owner.close();
+  });
+
+  /** Sends `command` to a tampering owner and waits for its `<command> done`. */
+  const tell = async (owner: Worker, command: string) => {
+    const done = `${command.split(' ')[0]} done`;
+    const before = owner.stdout().split(done).length;
+    owner.child.stdin?.write(`${command}\n`);
+    for (let waited = 0; owner.stdout().split(done).length === before; waited += 10) {
+      if (waited > 10_000) throw new Error(`no "${done}": ${owner.stdout()}${owner.stderr()}`);
+      await pause(10);
+    }
+  };
+
+  it.each(['read', 'copy'] as const)(
+    'stays the owner when its own process %s the lock file (its POSIX lock gone): a second engine is refused before it opens the database',
+    { timeout: 60_000 },
+    async (how) => {
+      const folder = join(dir, how);
+      mkdirSync(folder);
+      const path = join(folder, 'tampered.db');
+      const owner = spawnWorker({ path }, { script: 'tampering-owner', stdin: true });
+      await owner.started;
+      await tell(owner, 'enqueue before');
+      const wal = statSync(`${path}-wal`);
+      await tell(owner, how);
+
+      const second = sqliteDeliveryStore({ path });
+      await expect(second.acquireOwnership?.()).rejects.toMatchObject({
+        code: 'store_locked',
+        message: expect.stringContaining(`(process ${owner.child.pid} on ${hostname()}, since `),
+      });
+      await expect(createDeliveryEngine({ store: second, ...(await loopbackOptions()) }).start()).rejects.toMatchObject(
+        {
+          code: 'store_locked',
+        },
+      );
+      await second.close();
+      // Had the second handle opened the database, it would have found SQLite's own locks gone
+      // with the copy, reset the shared memory under the owner and, closing as the last
+      // connection, checkpointed and deleted the owner's write-ahead log.
+      expect(statSync(`${path}-wal`).ino).toBe(wal.ino);
+
+      await tell(owner, 'enqueue after');
+      owner.child.stdin?.end('close\n');
+      expect(await owner.exited).toBe(0);
+      const reader = sqliteDeliveryStore({ path });
+      expect((await reader.list()).length).toBe(2);
+      await reader.close();
+    },
+  );
+
+  it('writes its lock file and owner record again at its next commit when both are deleted', {
+    timeout: 60_000,
+  }, async () => {
+    const path = join(dir, 'deleted.db');
+    const store = sqliteDeliveryStore({ path });
+    const engine = createDeliveryEngine({ store, ...(await loopbackOptions()) });
+    await engine.enqueue({ url: 'https://127.0.0.1:9/hook', body: bodyFor('deleted-1') });
+    rmSync(`${path}-lock`);
+    rmSync(`${path}-owner`);
+    await engine.enqueue({ url: 'https://127.0.0.1:9/hook', body: bodyFor('deleted-2') });
+    expect(JSON.parse(readFileSync(`${path}-owner`, 'utf8'))).toMatchObject({ pid: process.pid, host: hostname() });
+    const second = spawnWorker(await workerConfig(path));
+    expect(await second.exited).toBe(3);
+    expect(second.stdout()).toContain(`refused store_locked`);
+    expect(store.health?.()).toMatchObject({ writable: true, fenced: false });
+    await store.close();
+  });
+
+  it('respects an owner record naming a live process even without its lock, and ignores one whose pid was reused', async () => {
+    const path = join(dir, 'recorded.db');
+    const init = sqliteDeliveryStore({ path });
+    await init.close();
+    // pid 1 is alive on every Linux host; its start time tells it from an owner that reused its pid.
+    const stat = readFileSync('/proc/1/stat', 'utf8');
+    const started = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    const record = (start: string) =>
+      writeFileSync(`${path}-owner`, JSON.stringify({ pid: 1, host: hostname(), started: start, since: Date.now() }));
+
+    record(started ?? '');
+    const refused = sqliteDeliveryStore({ path });
+    await expect(refused.acquireOwnership?.()).rejects.toMatchObject({
+      code: 'store_locked',
+      message: expect.stringContaining(`(process 1 on ${hostname()}, since `),
+    });
+    await refused.close();
+    // A reader in that state still reads; its engine's enqueue is refused like its start.
+    const reader = sqliteDeliveryStore({ path });
+    const readerEngine = createDeliveryEngine({ store: reader, ...(await loopbackOptions()) });
+    expect(await readerEngine.listDeliveries()).toEqual([]);
+    await expect(
+      readerEngine.enqueue({ url: 'https://127.0.0.1:9/hook', body: bodyFor('recorded-1') }),
+    ).rejects.toMatchObject({ code: 'store_locked' });
+    await expect(readerEngine.start()).rejects.toMatchObject({ code: 'store_locked' });
+    await reader.close();
+
+    record(`${started}0`);
+    const owner = sqliteDeliveryStore({ path });
+    await owner.acquireOwnership?.();
+    expect(JSON.parse(readFileSync(`${path}-owner`, 'utf8'))).toMatchObject({ pid: process.pid });
     await owner.close();
   });
 });

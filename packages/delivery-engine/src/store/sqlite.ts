@@ -1,6 +1,9 @@
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { DeliveryEngineError } from '../delivery-engine-error.js';
+import { deferredStore } from './sqlite/deferred-store.js';
+import { storeLockedError } from './sqlite/file-lock.js';
 import { openSqlite } from './sqlite/open-sqlite.js';
+import { describeRecord, liveOwnerElsewhere } from './sqlite/owner-record.js';
 import { ownerSqliteStore } from './sqlite/owner-store.js';
 import { walSync } from './sqlite/wal-sync.js';
 import type { DeliveryStore } from './store.js';
@@ -59,8 +62,17 @@ export function sqliteDeliveryStore(options: SqliteDeliveryStoreOptions): Delive
   if (durability === 'power-loss' && options.path === ':memory:') {
     throw invalid("a ':memory:' database survives nothing: use a file for durability 'power-loss'");
   }
-  const file = openSqlite(options.path, options.tablePrefix ?? '', options.busyTimeoutMs ?? 5000);
-  // The WAL is opened by the path resolved now: a later process.chdir() must not move it.
-  const sync = durability === 'power-loss' ? walSync(realpathSync(file.path)) : undefined;
-  return ownerSqliteStore(file, sync);
+  const open = () => {
+    const file = openSqlite(options.path, options.tablePrefix ?? '', options.busyTimeoutMs ?? 5000);
+    // The WAL is opened by the path resolved now: a later process.chdir() must not move it.
+    const sync = durability === 'power-loss' ? walSync(realpathSync(file.path)) : undefined;
+    return ownerSqliteStore(file, sync);
+  };
+  if (options.path === ':memory:' || !existsSync(options.path)) return open();
+  const realPath = realpathSync(options.path);
+  const ownedElsewhere = () => {
+    const owner = liveOwnerElsewhere(realPath);
+    return owner === undefined ? undefined : storeLockedError(options.path, describeRecord(owner), false);
+  };
+  return ownedElsewhere() === undefined ? open() : deferredStore(open, ownedElsewhere);
 }

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const WORKER = fileURLToPath(new URL('../workers/engine-worker.ts', import.meta.url));
+const workerScript = (name: string) => fileURLToPath(new URL(`../workers/${name}.ts`, import.meta.url));
 // tsx (a root devDependency) runs the TypeScript worker straight from source, with the same
 // `@kyc/source` condition the tests use, so no build is needed and no stale dist is tested.
 const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
@@ -16,11 +16,15 @@ export interface Worker {
   stdout(): string;
 }
 
-export function spawnWorker(config: Record<string, unknown>): Worker {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@kyc/source', WORKER], {
+/** Starts `test/workers/<script>.ts` (the engine worker unless named) with `config` in KYC_WORKER; `stdin` opens a pipe to it. */
+export function spawnWorker(
+  config: Record<string, unknown>,
+  { script = 'engine-worker', stdin = false }: { script?: string; stdin?: boolean } = {},
+): Worker {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@kyc/source', workerScript(script)], {
     cwd: ROOT,
     env: { ...process.env, KYC_WORKER: JSON.stringify(config) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   });
   let errors = '';
   let output = '';

@@ -4,35 +4,38 @@ import { pause } from '../support/pause.js';
 import { Invariants, type RunContext, type Scenario } from '../support/scenario.js';
 import { spawnScript } from '../support/spawn-script.js';
 
-type Tampering = 'delete' | 'read' | 'copy';
-const TAMPERINGS: readonly Tampering[] = ['delete', 'read', 'copy'];
+type Tampering = 'delete' | 'read' | 'copy' | 'stalled';
+const TAMPERINGS: readonly Tampering[] = ['delete', 'read', 'copy', 'stalled'];
 
 /**
- * The owner's lock file tampered with under load: deleted; read once by the owner's own process;
- * the data folder copied by the owner's process as a naive backup would. A POSIX record lock drops
- * when any descriptor of its file in the process closes, and a deleted file takes its lock along,
- * so a second engine can start beside the live owner. The fence in the file must stop the old
- * owner at its next commit and the new one must hold what the old one had in flight: nothing sent
- * twice (72, 72 and 77 events were, before). A deleted lock file is noticed at the owner's next
- * commit, which locks a new one: the second engine is then refused, unless it got there first.
+ * The owner's side files tampered with under load: its lock file deleted; read once by the
+ * owner's own process; the data folder copied by the owner's own process as a naive backup would.
+ * A POSIX record lock drops when any descriptor of its file in the process closes (the copy drops
+ * SQLite's own locks on the database and its shared memory too), and a deleted file takes its lock
+ * along. The owner record (`<db>-owner`, a live process named in it) must refuse the second engine
+ * in all three, before it opens the database: one that opened it after the copy reset the shared
+ * memory under the owner (which died of SIGBUS, its sends in flight unrecorded) and, closing,
+ * could delete the owner's write-ahead log. Fourth: both side files deleted while the owner is
+ * stopped (SIGSTOP), so the second engine gets in; the fence in the file must stop the old owner
+ * at its first commit after it resumes, and nothing may be sent twice (72, 72 and 77 events were,
+ * before issue 32).
  */
 export const lockTamper: Scenario = {
   name: 'lock-tamper',
   title: 'SQLite owner: lock file deleted, read or copied under a live owner, a second engine starts',
-  breaks: ['no-fence'],
+  breaks: ['no-fence', 'no-owner-record'],
   async run(context: RunContext) {
     const invariants = new Invariants();
     const figures: [string, string | number][] = [];
     for (const how of TAMPERINGS) {
       let admitted = false;
       let refusedSecond = false;
-      let fenced = false;
       const result = await runOwner({
         context: { ...context, dir: `${context.dir}/${how}` },
         invariants,
         events: context.mode === 'full' ? 3000 : 600,
         receiverDelayMs: 150,
-        worker: how === 'delete' ? {} : { tamper: how },
+        worker: how === 'read' || how === 'copy' ? { tamper: how } : {},
         breaks: {
           'no-fence': [
             {
@@ -41,11 +44,23 @@ export const lockTamper: Scenario = {
               replace: '    checkFence() {\n      if (lock.held) return;\n',
             },
           ],
+          // The owner names a process that does not exist: its record says nothing.
+          'no-owner-record': [
+            {
+              file: 'store/sqlite/owner-record.ts',
+              search: '{ pid: process.pid, host: hostname()',
+              replace: '{ pid: 2 ** 22 + 1, host: hostname()',
+            },
+          ],
         },
         async fault(run) {
           await pause(600);
           if (how === 'delete') rmSync(`${run.path}-lock`);
-          else {
+          else if (how === 'stalled') {
+            run.owner.child.kill('SIGSTOP');
+            rmSync(`${run.path}-lock`);
+            rmSync(`${run.path}-owner`);
+          } else {
             run.owner.child.kill('SIGUSR1');
             await run.owner.waitFor('tampered');
           }
@@ -54,6 +69,12 @@ export const lockTamper: Scenario = {
             if (line === 'started') admitted = true;
             if (line.startsWith('refused store_locked')) refusedSecond = true;
           });
+          if (how === 'stalled') {
+            // Stopped inside a commit, the owner holds the write lock the takeover waits for (up
+            // to the 5 s busy timeout): it resumes after 3 s at the latest.
+            await Promise.race([second.waitFor('started'), second.exited, pause(3000)]);
+            run.owner.child.kill('SIGCONT');
+          }
           const code = await second.exited;
           invariants.check(
             code === 0 || (code === 3 && refusedSecond),
@@ -62,17 +83,23 @@ export const lockTamper: Scenario = {
           );
         },
       });
-      fenced = result.ownerStderr.includes('another engine owns the store now');
-      if (how === 'delete') {
-        invariants.check(admitted === fenced, 'delete: a second engine ran beside an owner that was not fenced off');
+      const fenced = result.ownerStderr.includes('another engine owns the store now');
+      if (how === 'stalled') {
+        invariants.check(admitted, 'stalled: no second engine could start: the scenario tested nothing');
+        invariants.check(fenced, 'stalled: the old owner never said it was fenced off');
       } else {
-        invariants.check(admitted, `${how}: no second engine could start: the scenario tested nothing`);
-        invariants.check(fenced, `${how}: the old owner never said it was fenced off`);
+        invariants.check(refusedSecond && !admitted, `${how}: a second engine started beside the live owner`);
+        invariants.check(!fenced, `${how}: the owner was fenced off`);
       }
-      const what = { delete: 'deleted', read: 'read by the owner', copy: 'copied with its folder by the owner' }[how];
+      const what = {
+        delete: 'deleted',
+        read: 'read by the owner',
+        copy: 'copied with its folder by the owner',
+        stalled: 'and owner record deleted while the owner was stopped',
+      }[how];
       figures.push([
         `lock file ${what}`,
-        `second engine ${admitted ? 'started' : 'refused'}; old owner ${fenced ? 'fenced off' : 'kept the file (locked a new lock file)'}`,
+        `second engine ${admitted ? 'started' : 'refused'}; old owner ${fenced ? 'fenced off' : 'kept the file'}`,
       ]);
       for (const [label, value] of accountingFigures(result)) figures.push([`  ${label}`, value]);
     }

@@ -3,6 +3,14 @@ import { linkSync, realpathSync, rmSync, type Stats, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { DeliveryEngineError } from '../../delivery-engine-error.js';
 import type { SqliteFile } from './open-sqlite.js';
+import {
+  describeRecord,
+  liveOwnerElsewhere,
+  ownerRecordPath,
+  readOwnerRecord,
+  removeOwnerRecord,
+  writeOwnerRecord,
+} from './owner-record.js';
 import { registerOwner, unregisterOwner } from './owner-registry.js';
 
 /** A lock on a delivery database file, held from the first write until `release()`. */
@@ -11,14 +19,15 @@ export interface FileLock {
   acquire(): void;
   readonly held: boolean;
   /**
-   * Whether the lock file at its path is still the one this handle locked. A lock file deleted or
-   * replaced under a live owner lets a second engine lock a new file beside it; the owner notices
-   * here, inside its next commit.
+   * Whether the lock file and the owner record at their paths are still the ones this handle
+   * made. A lock file deleted or replaced under a live owner lets a second engine lock a new file
+   * beside it; the owner notices here, inside its next commit.
    */
   intact(): boolean;
   /**
    * Locks the file now at the lock path in place of the one this handle held (deleted or
-   * replaced); `false` when another engine holds it already (then this handle holds nothing).
+   * replaced) and writes the owner record again; `false` when another engine holds them already
+   * (then this handle holds nothing).
    */
   relock(): boolean;
   release(): void;
@@ -56,16 +65,18 @@ export function fileLock(options: FileLockOptions): FileLock {
   const lockPath = `${realPath}-lock`;
   let connection: Database.Database | undefined;
   let lockedFile: Stats | undefined;
+  let recordFile: Stats | undefined;
+  /** When this handle took the lock: names its owner record among a successor's. */
+  let since = 0;
   /** This handle holds the process-wide registration of the file (from acquire to release). */
   let registered = false;
 
   const refused = (inThisProcess: boolean): DeliveryEngineError => {
-    const owner = describeOwner(options.file);
-    const here = inThisProcess || owner?.startsWith(`process ${process.pid} `) === true;
-    const who = `${path} is owned by another delivery engine${owner === undefined ? '' : ` (${owner})`}`;
-    return new DeliveryEngineError(
-      'store_locked',
-      `sqliteDeliveryStore: ${who}. One process owns an embedded SQLite queue: stop the other engine (its lock ends when its process exits, even after a crash) or close its store${here ? ' (it is in this process)' : ''}, or give this engine its own file. Several processes belong on Postgres (postgresDeliveryStore).`,
+    const record = readOwnerRecord(realPath);
+    return storeLockedError(
+      path,
+      record === undefined ? describeOwner(options.file) : describeRecord(record),
+      inThisProcess,
     );
   };
 
@@ -77,6 +88,8 @@ export function fileLock(options: FileLockOptions): FileLock {
       opened = new Database(lockPath, { timeout: 0 });
       opened.exec('BEGIN EXCLUSIVE');
       lockedFile = statSync(lockPath);
+      since = Date.now();
+      recordFile = writeOwnerRecord(realPath, since);
       return opened;
     } catch (error) {
       opened?.close();
@@ -95,7 +108,8 @@ export function fileLock(options: FileLockOptions): FileLock {
       registered = true;
       let opened: Database.Database | 'busy';
       try {
-        opened = lockFile();
+        // A live owner whose own process dropped its POSIX lock is still the owner.
+        opened = liveOwnerElsewhere(realPath) === undefined ? lockFile() : 'busy';
       } catch (error) {
         lock.release();
         throw error;
@@ -113,12 +127,16 @@ export function fileLock(options: FileLockOptions): FileLock {
       }
     },
     intact() {
-      return connection !== undefined && sameFile(lockedFile, statSync(lockPath, { throwIfNoEntry: false }));
+      return (
+        connection !== undefined &&
+        sameFile(lockedFile, statSync(lockPath, { throwIfNoEntry: false })) &&
+        sameFile(recordFile, statSync(ownerRecordPath(realPath), { throwIfNoEntry: false }))
+      );
     },
     relock() {
       if (connection?.open) connection.close();
       connection = undefined;
-      const opened = lockFile();
+      const opened = liveOwnerElsewhere(realPath) === undefined ? lockFile() : 'busy';
       if (opened === 'busy') return false;
       connection = opened;
       return true;
@@ -128,10 +146,23 @@ export function fileLock(options: FileLockOptions): FileLock {
       connection = undefined;
       if (registered) unregisterOwner(realPath);
       registered = false;
-      if (held?.open) held.close();
+      if (held?.open) {
+        removeOwnerRecord(realPath, since);
+        held.close();
+      }
     },
   };
   return lock;
+}
+
+/** The refusal of a second engine, naming the owner ("process 4242 on host-a, since …") when known. */
+export function storeLockedError(path: string, owner: string | undefined, inThisProcess: boolean): DeliveryEngineError {
+  const here = inThisProcess || owner?.startsWith(`process ${process.pid} `) === true;
+  const who = `${path} is owned by another delivery engine${owner === undefined ? '' : ` (${owner})`}`;
+  return new DeliveryEngineError(
+    'store_locked',
+    `sqliteDeliveryStore: ${who}. One process owns an embedded SQLite queue: stop the other engine (its lock ends when its process exits, even after a crash) or close its store${here ? ' (it is in this process)' : ''}, or give this engine its own file. Several processes belong on Postgres (postgresDeliveryStore).`,
+  );
 }
 
 /** A `:memory:` database belongs to its one connection: nothing to lock, but the takeover still runs once. */

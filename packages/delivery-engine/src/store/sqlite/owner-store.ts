@@ -1,8 +1,9 @@
 import { DeliveryEngineError } from '../../delivery-engine-error.js';
 import { ATTEMPT_COLUMNS, attemptValues, toQueueStats } from '../rows.js';
-import type { DeliveryStore, StoreHealth } from '../store.js';
+import type { StoreHealth } from '../store.js';
 import { CommitQueue } from './commit-queue.js';
 import { prepareCommon } from './common-statements.js';
+import type { SqliteStore } from './deferred-store.js';
 import { type DueRow, dueReader } from './due-reads.js';
 import { inFlightRecord } from './in-flight-record.js';
 import { LocalQueue } from './local-queue.js';
@@ -33,7 +34,7 @@ const RESULT_COMMIT_WAIT_MS = 2;
  * holds back for one lease. After a crash the next owner sends again what had no result, and the
  * attempt log counts each such send.
  */
-export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): DeliveryStore<never> {
+export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): SqliteStore {
   const { db, t } = file;
   const common = prepareCommon(file);
   const reservations = new Reservations();

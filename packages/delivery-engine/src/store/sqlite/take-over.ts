@@ -81,7 +81,9 @@ export function ownership(file: SqliteFile, inherit: (attempts: InheritedAttempt
       // A lock file deleted or replaced under this owner: lock the one now at the path, unless
       // another engine got there first (its takeover then waits for this commit and fences us).
       if (!lock.intact() && !lock.relock()) {
-        throw fenced(`its lock file ${file.path}-lock was replaced, and another engine holds the new one`);
+        throw fenced(
+          `its lock file ${file.path}-lock or its owner record ${file.path}-owner was replaced, and another engine holds the new ones`,
+        );
       }
     },
     async release() {

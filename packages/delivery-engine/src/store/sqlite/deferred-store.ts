@@ -1,0 +1,48 @@
+import type { DeliveryStore, StoreHealth } from '../store.js';
+
+/** The SQLite store's methods, the optional ones it has included. */
+export type SqliteStore = DeliveryStore<never> &
+  Required<Pick<DeliveryStore<never>, 'acquireOwnership' | 'queueStats' | 'health'>>;
+
+/**
+ * A store on a file that another live process owns: the file is opened only when this handle
+ * reads, or once that owner is gone. Opening it is not harmless: an owner whose own process
+ * copied its data folder has lost SQLite's locks on the shared-memory file with its lock, and the
+ * next process to open the database resets that memory under it (the owner then dies of SIGBUS,
+ * its sends in flight unrecorded). So a second engine is refused before it opens anything; a
+ * reader still opens the file, as any SQLite reader would.
+ */
+export function deferredStore(open: () => SqliteStore, refusal: () => Error | undefined): SqliteStore {
+  let store: SqliteStore | undefined;
+  const opened = async () => {
+    store ??= open();
+    return store;
+  };
+  const owning = async () => {
+    if (store === undefined) {
+      const refused = refusal();
+      if (refused !== undefined) throw refused;
+    }
+    return opened();
+  };
+  return {
+    // The engine migrates before it reads too: while the owner lives, the file is its to migrate
+    // (it did when it opened it), and a reader opens it migrated.
+    migrate: async () => {
+      if (store === undefined && refusal() !== undefined) return;
+      return (await opened()).migrate();
+    },
+    acquireOwnership: async () => (await owning()).acquireOwnership(),
+    insert: async (delivery, options) => (await owning()).insert(delivery, options),
+    claim: async (request) => (await owning()).claim(request),
+    redeliver: async (id, now) => (await owning()).redeliver(id, now),
+    complete: async (claim, attempt, next) => (await opened()).complete(claim, attempt, next),
+    release: async (claim) => (await opened()).release(claim),
+    nextDueAt: async (exclude) => (await opened()).nextDueAt(exclude),
+    get: async (id) => (await opened()).get(id),
+    list: async (filter) => (await opened()).list(filter),
+    queueStats: async (now) => (await opened()).queueStats(now),
+    health: (): StoreHealth => store?.health() ?? { writable: true, fenced: false, heldResults: 0 },
+    close: async () => store?.close(),
+  };
+}
