@@ -1,14 +1,36 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createDeliveryEngine, DeliveryEngineError, sqliteDeliveryStore } from '../src/index.js';
 import { bodyFor, pause } from './support/attempts.js';
 import { type Answer, loopbackOptions, startReceiver, testCertificate } from './support/receiver.js';
 import { spawnWorker, type Worker } from './support/spawn-worker.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kyc-owner-lock-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const copies: string[] = [];
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  for (const copy of copies) rmSync(copy, { recursive: true, force: true });
+});
+
+/** Another copy of the engine package in this process, as a second `node_modules` tree gives. */
+async function secondCopy(): Promise<typeof sqliteDeliveryStore> {
+  // From the workspace's sources vitest loads the package itself: a fresh registry is a new copy.
+  vi.resetModules();
+  const fresh = (await import('../src/index.js')).sqliteDeliveryStore;
+  if (fresh !== sqliteDeliveryStore) return fresh;
+  // An installed package is loaded by Node, one instance whatever vitest resets: copy it beside
+  // itself under another name, where its own dependencies still resolve.
+  const root = dirname(createRequire(import.meta.url).resolve('@kyc/delivery-engine/package.json'));
+  const name = `delivery-engine-copy-${process.pid}`;
+  const copy = join(dirname(root), name);
+  cpSync(root, copy, { recursive: true });
+  copies.push(copy);
+  return ((await import(/* @vite-ignore */ `@kyc/${name}`)) as { sqliteDeliveryStore: typeof sqliteDeliveryStore })
+    .sqliteDeliveryStore;
+}
 
 const workerConfig = async (path: string) => ({
   store: 'sqlite',
@@ -230,5 +252,28 @@ describe('the owner of an SQLite file', () => {
     await owner.acquireOwnership?.();
     expect(JSON.parse(readFileSync(`${path}-owner`, 'utf8'))).toMatchObject({ pid: process.pid });
     await owner.close();
+  });
+
+  it('refuses another copy of the package in this process before it opens the file, reads included', async () => {
+    const path = join(dir, 'copies.db');
+    const owner = sqliteDeliveryStore({ path });
+    await owner.acquireOwnership?.();
+    const copyStore = await secondCopy();
+    expect(copyStore).not.toBe(sqliteDeliveryStore);
+    const other = copyStore({ path });
+    const refusal = {
+      code: 'store_locked',
+      message: expect.stringContaining('another copy of @kyc/delivery-engine loaded in this process'),
+    };
+    await expect(other.acquireOwnership?.()).rejects.toMatchObject(refusal);
+    // Its SQLite library would not see the owner's locks: not even a read opens the file.
+    await expect(other.list()).rejects.toMatchObject(refusal);
+    await other.close();
+    await owner.close();
+    // Once the owner has closed, the copy is an engine like any other.
+    const successor = copyStore({ path });
+    await successor.acquireOwnership?.();
+    expect(await successor.list()).toEqual([]);
+    await successor.close();
   });
 });

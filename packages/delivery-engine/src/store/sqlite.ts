@@ -4,6 +4,7 @@ import { deferredStore } from './sqlite/deferred-store.js';
 import { storeLockedError } from './sqlite/file-lock.js';
 import { openSqlite } from './sqlite/open-sqlite.js';
 import { describeRecord, liveOwnerElsewhere } from './sqlite/owner-record.js';
+import { ownedByAnotherCopy } from './sqlite/owner-registry.js';
 import { ownerSqliteStore } from './sqlite/owner-store.js';
 import { walSync } from './sqlite/wal-sync.js';
 import type { DeliveryStore } from './store.js';
@@ -70,9 +71,20 @@ export function sqliteDeliveryStore(options: SqliteDeliveryStoreOptions): Delive
   };
   if (options.path === ':memory:' || !existsSync(options.path)) return open();
   const realPath = realpathSync(options.path);
+  if (ownedByAnotherCopy(realPath)) {
+    const refusal = () =>
+      ownedByAnotherCopy(realPath)
+        ? storeLockedError(
+            options.path,
+            'another copy of @kyc/delivery-engine loaded in this process, from a second node_modules tree (`npm ls @kyc/delivery-engine` lists them): use that copy, or install one version',
+            true,
+          )
+        : undefined;
+    return deferredStore(open, refusal, { refuseReads: true });
+  }
   const ownedElsewhere = () => {
     const owner = liveOwnerElsewhere(realPath);
     return owner === undefined ? undefined : storeLockedError(options.path, describeRecord(owner), false);
   };
-  return ownedElsewhere() === undefined ? open() : deferredStore(open, ownedElsewhere);
+  return ownedElsewhere() === undefined ? open() : deferredStore(open, ownedElsewhere, { refuseReads: false });
 }

@@ -10,11 +10,21 @@ export type SqliteStore = DeliveryStore<never> &
  * copied its data folder has lost SQLite's locks on the shared-memory file with its lock, and the
  * next process to open the database resets that memory under it (the owner then dies of SIGBUS,
  * its sends in flight unrecorded). So a second engine is refused before it opens anything; a
- * reader still opens the file, as any SQLite reader would.
+ * reader in another process still opens the file, as any SQLite reader would. Another copy of the
+ * package in the owner's own process is refused reads too: its SQLite library never sees the
+ * owner's locks.
  */
-export function deferredStore(open: () => SqliteStore, refusal: () => Error | undefined): SqliteStore {
+export function deferredStore(
+  open: () => SqliteStore,
+  refusal: () => Error | undefined,
+  { refuseReads }: { readonly refuseReads: boolean },
+): SqliteStore {
   let store: SqliteStore | undefined;
   const opened = async () => {
+    if (store === undefined && refuseReads) {
+      const refused = refusal();
+      if (refused !== undefined) throw refused;
+    }
     store ??= open();
     return store;
   };

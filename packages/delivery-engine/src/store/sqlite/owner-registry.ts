@@ -6,7 +6,10 @@
  */
 const REGISTRY = Symbol.for('@kyc/delivery-engine/sqlite-owners');
 
-type Registry = Map<string, { readonly pid: number; readonly since: number }>;
+type Registry = Map<string, { readonly pid: number; readonly since: number; readonly copy: symbol }>;
+
+/** This copy of the package: two copies load two SQLite libraries, and one must not open a file the other owns. */
+const THIS_COPY = Symbol('@kyc/delivery-engine copy');
 
 function registry(): Registry {
   const holder = globalThis as { [REGISTRY]?: Registry };
@@ -18,8 +21,18 @@ function registry(): Registry {
 export function registerOwner(realPath: string): boolean {
   const owners = registry();
   if (owners.has(realPath)) return false;
-  owners.set(realPath, { pid: process.pid, since: Date.now() });
+  owners.set(realPath, { pid: process.pid, since: Date.now(), copy: THIS_COPY });
   return true;
+}
+
+/**
+ * Whether another copy of the package in this process owns `realPath`. Its SQLite library does not
+ * see this one's locks: opening the file here would reset its shared memory under it, and closing
+ * would delete its write-ahead log, as another process does after the owner dropped its locks.
+ */
+export function ownedByAnotherCopy(realPath: string): boolean {
+  const owner = registry().get(realPath);
+  return owner !== undefined && owner.copy !== THIS_COPY;
 }
 
 export function unregisterOwner(realPath: string): void {
