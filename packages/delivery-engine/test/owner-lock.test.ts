@@ -202,13 +202,16 @@ describe('the owner of an SQLite file', () => {
     },
   );
 
-  it('writes its lock file and owner record again at its next commit when both are deleted', {
+  it('writes its owner record, and its lock file, again at its next commit when they are deleted', {
     timeout: 60_000,
   }, async () => {
     const path = join(dir, 'deleted.db');
     const store = sqliteDeliveryStore({ path });
     const engine = createDeliveryEngine({ store, ...(await loopbackOptions()) });
     await engine.enqueue({ url: 'https://127.0.0.1:9/hook', body: bodyFor('deleted-1') });
+    rmSync(`${path}-owner`);
+    await engine.enqueue({ url: 'https://127.0.0.1:9/hook', body: bodyFor('deleted-0') });
+    expect(JSON.parse(readFileSync(`${path}-owner`, 'utf8'))).toMatchObject({ pid: process.pid });
     rmSync(`${path}-lock`);
     rmSync(`${path}-owner`);
     await engine.enqueue({ url: 'https://127.0.0.1:9/hook', body: bodyFor('deleted-2') });

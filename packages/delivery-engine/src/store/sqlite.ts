@@ -30,6 +30,9 @@ export interface SqliteDeliveryStoreOptions {
 
 const DURABILITIES: readonly SqliteDurability[] = ['process-crash', 'power-loss'];
 
+const ANOTHER_COPY =
+  'another copy of @kyc/delivery-engine loaded in this process, from a second node_modules tree (`npm ls @kyc/delivery-engine` lists them): use that copy, or install one version';
+
 function invalid(message: string): DeliveryEngineError {
   return new DeliveryEngineError('invalid_option', `sqliteDeliveryStore: ${message}`);
 }
@@ -71,20 +74,12 @@ export function sqliteDeliveryStore(options: SqliteDeliveryStoreOptions): Delive
   };
   if (options.path === ':memory:' || !existsSync(options.path)) return open();
   const realPath = realpathSync(options.path);
-  if (ownedByAnotherCopy(realPath)) {
-    const refusal = () =>
-      ownedByAnotherCopy(realPath)
-        ? storeLockedError(
-            options.path,
-            'another copy of @kyc/delivery-engine loaded in this process, from a second node_modules tree (`npm ls @kyc/delivery-engine` lists them): use that copy, or install one version',
-            true,
-          )
-        : undefined;
-    return deferredStore(open, refusal, { refuseReads: true });
-  }
-  const ownedElsewhere = () => {
+  // Another copy of the package here, or a live owner process: refused before the file is opened.
+  const refusal = () => {
+    if (ownedByAnotherCopy(realPath)) return storeLockedError(options.path, ANOTHER_COPY, true);
     const owner = liveOwnerElsewhere(realPath);
     return owner === undefined ? undefined : storeLockedError(options.path, describeRecord(owner), false);
   };
-  return ownedElsewhere() === undefined ? open() : deferredStore(open, ownedElsewhere, { refuseReads: false });
+  if (refusal() === undefined) return open();
+  return deferredStore(open, refusal, { refuseReads: ownedByAnotherCopy(realPath) });
 }
