@@ -20,8 +20,8 @@ import { Queue, Worker } from 'bullmq';
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import { Agent, request } from 'undici';
-import { createDeliveryEngine, sqliteDeliveryStore } from '../src/index.js';
-import { postgresDeliveryStore } from '../src/postgres.js';
+import { createDeliveryEngine, sqliteDeliveryStore } from '@kyc/delivery-engine';
+import { postgresDeliveryStore } from '@kyc/delivery-engine/postgres';
 import { median, percentile, range } from './stats.js';
 
 export interface AlternativesOptions {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { createDeliveryEngine, sqliteDeliveryStore } from '../src/index.js';
+import { createDeliveryEngine, sqliteDeliveryStore } from '@kyc/delivery-engine';
 import { median, range } from './stats.js';
 
 const CALLERS = 64;

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { HEADERS } from '@kyc/contracts';
 import { POSTGRES_URL } from '@kyc/test-support';
 import pg from 'pg';
-import { createDeliveryEngine, sqliteDeliveryStore } from '../src/index.js';
-import { postgresDeliveryStore } from '../src/postgres.js';
+import { createDeliveryEngine, sqliteDeliveryStore } from '@kyc/delivery-engine';
+import { postgresDeliveryStore } from '@kyc/delivery-engine/postgres';
 import { percentile } from './stats.js';
 
 export interface IdleLatency {

@@ -6,8 +6,8 @@
  */
 import { POSTGRES_URL, postgresCpuUs } from '@kyc/test-support';
 import pg from 'pg';
-import { createDeliveryEngine } from '../src/index.js';
-import { postgresDeliveryStore } from '../src/postgres.js';
+import { createDeliveryEngine } from '@kyc/delivery-engine';
+import { postgresDeliveryStore } from '@kyc/delivery-engine/postgres';
 import { median, range } from './stats.js';
 
 const CALLERS = 16;

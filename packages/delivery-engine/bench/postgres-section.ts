@@ -7,8 +7,8 @@
  */
 import { POSTGRES_URL, postgresCpuUs, processCpuUs } from '@kyc/test-support';
 import pg from 'pg';
-import { createDeliveryEngine } from '../src/index.js';
-import { postgresDeliveryStore } from '../src/postgres.js';
+import { createDeliveryEngine } from '@kyc/delivery-engine';
+import { postgresDeliveryStore } from '@kyc/delivery-engine/postgres';
 import { spawnWorker } from '../test/support/spawn-worker.js';
 import type { BenchReceiver } from './receiver.js';
 import { median, range } from './stats.js';
@@ -65,7 +65,7 @@ export async function postgresRun(options: {
       poolSize: 8,
       untilSignal: true,
     };
-    const children = Array.from({ length: options.workers }, () => spawnWorker(config));
+    const children = Array.from({ length: options.workers }, () => spawnWorker(config, { built: true }));
     await Promise.all(children.map((child) => child.started));
     const warm = await enqueueAll(WARM_UP);
     const beforeWarm = await receiver.count();

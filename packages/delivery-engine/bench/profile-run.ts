@@ -1,6 +1,6 @@
 /**
  * One SQLite engine run against the bench's receiver process, with the enqueue phase and the
- * delivery phase profiled apart: `node --import tsx --conditions=@kyc/source bench/profile-run.ts <dir>`
+ * delivery phase profiled apart: `node --import tsx bench/profile-run.ts <dir>` (after `pnpm bench:build`: the engine runs from `dist`)
  * writes `<dir>/enqueue.cpuprofile` and `<dir>/deliver.cpuprofile`; `node bench/top-frames.mjs <file>`
  * lists their hottest functions. Prints deliveries/s and this process's CPU µs per operation.
  */

@@ -4,7 +4,7 @@
  * 15 minutes. Runs in a process of its own, so the memory the filling takes is not charged to
  * the engine measured over the file afterwards. `node --import tsx bench/rss-fill.ts <path> <count>`.
  */
-import { sqliteDeliveryStore } from '../src/index.js';
+import { sqliteDeliveryStore } from '@kyc/delivery-engine';
 
 const BATCH = 1000;
 const path = process.argv[2] ?? '';

@@ -31,7 +31,6 @@ export async function rssSection(dir: string): Promise<void> {
   execFileSync(process.execPath, [
     '--import',
     'tsx',
-    '--conditions=@kyc/source',
     here('./rss-fill.ts'),
     path,
     String(WAITING),

@@ -1,4 +1,4 @@
-import { createDeliveryEngine, type SqliteDurability, sqliteDeliveryStore } from '../src/index.js';
+import { createDeliveryEngine, type SqliteDurability, sqliteDeliveryStore } from '@kyc/delivery-engine';
 
 export interface SqliteThroughputOptions {
   /** The receiver's URL (HTTPS on loopback). */

@@ -29,7 +29,7 @@ function median(values: number[]): number {
 async function runOnce(mode: Mode, round: number, options: TelemetryComparisonOptions) {
   const hide = mode === 'absent' ? ['--import', '@kyc/test-support/hide-opentelemetry'] : [];
   const child: ChildProcess = fork(fileURLToPath(new URL('./telemetry-process.ts', import.meta.url)), [], {
-    execArgv: ['--import', 'tsx', '--conditions=@kyc/source', ...hide],
+    execArgv: ['--import', 'tsx', ...hide],
     env: {
       ...process.env,
       KYC_BENCH_TELEMETRY: JSON.stringify({

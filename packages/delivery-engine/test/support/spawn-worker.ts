@@ -2,8 +2,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const workerScript = (name: string) => fileURLToPath(new URL(`../workers/${name}.ts`, import.meta.url));
-// tsx (a root devDependency) runs the TypeScript worker straight from source, with the same
-// `@kyc/source` condition the tests use, so no build is needed and no stale dist is tested.
+// tsx (a root devDependency) runs the TypeScript worker, which imports the package by name: with
+// the `@kyc/source` condition the tests use, that is its source (no build needed, no stale dist
+// tested); without it (`built`, for the bench), the built package a user installs.
 const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
 
 export interface Worker {
@@ -16,12 +17,16 @@ export interface Worker {
   stdout(): string;
 }
 
-/** Starts `test/workers/<script>.ts` (the engine worker unless named) with `config` in KYC_WORKER; `stdin` opens a pipe to it. */
+/**
+ * Starts `test/workers/<script>.ts` (the engine worker unless named) with `config` in KYC_WORKER;
+ * `stdin` opens a pipe to it; `built` runs the package's `dist` instead of its source.
+ */
 export function spawnWorker(
   config: Record<string, unknown>,
-  { script = 'engine-worker', stdin = false }: { script?: string; stdin?: boolean } = {},
+  { script = 'engine-worker', stdin = false, built = false }: { script?: string; stdin?: boolean; built?: boolean } = {},
 ): Worker {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@kyc/source', workerScript(script)], {
+  const conditions = built ? [] : ['--conditions=@kyc/source'];
+  const child = spawn(process.execPath, ['--import', 'tsx', ...conditions, workerScript(script)], {
     cwd: ROOT,
     env: { ...process.env, KYC_WORKER: JSON.stringify(config) },
     stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],

@@ -4,7 +4,7 @@
  * fsync of `<path>.start` and of `<path>.end`). Configured by KYC_DURABILITY (JSON).
  */
 import { closeSync, fsyncSync, openSync } from 'node:fs';
-import { createDeliveryEngine, type SqliteDurability, sqliteDeliveryStore } from '../../src/index.js';
+import { createDeliveryEngine, type SqliteDurability, sqliteDeliveryStore } from '@kyc/delivery-engine';
 
 const config = JSON.parse(process.env.KYC_DURABILITY ?? '{}') as {
   path: string;

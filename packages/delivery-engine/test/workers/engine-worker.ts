@@ -4,8 +4,8 @@
  * delivery is pending any more (and `expectFinished` exist). The parent kills it with SIGKILL at random moments.
  */
 import pg from 'pg';
-import { createDeliveryEngine, type DeliveryStore, scaledClock, sqliteDeliveryStore } from '../../src/index.js';
-import { postgresDeliveryStore } from '../../src/postgres.js';
+import { createDeliveryEngine, type DeliveryStore, scaledClock, sqliteDeliveryStore } from '@kyc/delivery-engine';
+import { postgresDeliveryStore } from '@kyc/delivery-engine/postgres';
 
 interface WorkerConfig {
   readonly store: 'sqlite' | 'postgres';

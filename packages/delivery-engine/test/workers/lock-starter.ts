@@ -5,7 +5,7 @@
  * Configured by KYC_LOCK_STARTER (JSON); prints one line per round, an owner's with the
  * moments (epoch ms) it held the lock from and until.
  */
-import { sqliteDeliveryStore } from '../../src/index.js';
+import { sqliteDeliveryStore } from '@kyc/delivery-engine';
 
 const { paths, firstAt, everyMs } = JSON.parse(process.env.KYC_LOCK_STARTER ?? '{}') as {
   paths: string[];

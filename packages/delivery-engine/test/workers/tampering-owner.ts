@@ -7,7 +7,7 @@
 import { cpSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
-import { createDeliveryEngine, sqliteDeliveryStore } from '../../src/index.js';
+import { createDeliveryEngine, sqliteDeliveryStore } from '@kyc/delivery-engine';
 import { bodyFor } from '../support/attempts.js';
 
 const { path } = JSON.parse(process.env.KYC_WORKER ?? '{}') as { path: string };

@@ -4,7 +4,7 @@
  * store's health as JSON. The parent runs it under `strace` to fail the WAL's fsyncs, or opens
  * it by a relative path and has it change its working directory between enqueues.
  */
-import { createDeliveryEngine, sqliteDeliveryStore } from '../../src/index.js';
+import { createDeliveryEngine, sqliteDeliveryStore } from '@kyc/delivery-engine';
 
 const config = JSON.parse(process.env.KYC_WAL_FAULT ?? '{}') as {
   path: string;
