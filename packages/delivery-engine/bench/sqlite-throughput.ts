@@ -13,6 +13,8 @@ export interface SqliteThroughputOptions {
   readonly concurrency: number;
   /** The store's durability (default `process-crash`). */
   readonly durability?: SqliteDurability;
+  /** Called with the count of deliveries so far as each is recorded (bench/callgrind-sender.ts). */
+  readonly onDelivered?: (count: number) => void;
   /** Called as each phase starts; the function it returns, as it ends (a profiler, for bench/profile-run.ts). */
   readonly observe?: (phase: 'enqueue' | 'deliver') => Promise<() => Promise<void>>;
 }
@@ -48,7 +50,10 @@ export async function sqliteThroughput(options: SqliteThroughputOptions): Promis
     concurrency,
     perEndpointConcurrency: concurrency,
     onAttempt: (event) => {
-      if (event.state === 'delivered' && ++delivered === events) done();
+      if (event.state !== 'delivered') return;
+      delivered++;
+      options.onDelivered?.(delivered);
+      if (delivered === events) done();
     },
   });
   const endEnqueue = await options.observe?.('enqueue');
