@@ -15,13 +15,13 @@ import {
   WEBHOOK_RETRY_DELAYS_MS,
   WEBHOOK_USER_AGENT,
 } from '@kyc/contracts';
+import { createDeliveryEngine, sqliteDeliveryStore } from '@kyc/delivery-engine';
+import { postgresDeliveryStore } from '@kyc/delivery-engine/postgres';
 import { POSTGRES_URL, REDIS_URL } from '@kyc/test-support';
 import { Queue, Worker } from 'bullmq';
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import { Agent, request } from 'undici';
-import { createDeliveryEngine, sqliteDeliveryStore } from '@kyc/delivery-engine';
-import { postgresDeliveryStore } from '@kyc/delivery-engine/postgres';
 import { median, percentile, range } from './stats.js';
 
 export interface AlternativesOptions {

@@ -3,10 +3,10 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { HEADERS } from '@kyc/contracts';
-import { POSTGRES_URL } from '@kyc/test-support';
-import pg from 'pg';
 import { createDeliveryEngine, sqliteDeliveryStore } from '@kyc/delivery-engine';
 import { postgresDeliveryStore } from '@kyc/delivery-engine/postgres';
+import { POSTGRES_URL } from '@kyc/test-support';
+import pg from 'pg';
 import { percentile } from './stats.js';
 
 export interface IdleLatency {

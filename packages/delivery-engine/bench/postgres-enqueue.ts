@@ -4,10 +4,11 @@
  * once, each `enqueue` its own transaction, as a service's requests would send them. CPU µs per
  * enqueue of the enqueuing process and of Postgres (every server process, from /proc).
  */
-import { POSTGRES_URL, postgresCpuUs } from '@kyc/test-support';
-import pg from 'pg';
+
 import { createDeliveryEngine } from '@kyc/delivery-engine';
 import { postgresDeliveryStore } from '@kyc/delivery-engine/postgres';
+import { POSTGRES_URL, postgresCpuUs } from '@kyc/test-support';
+import pg from 'pg';
 import { median, range } from './stats.js';
 
 const CALLERS = 16;

@@ -5,10 +5,11 @@
  * clock runs until the store has recorded every delivery. Beside deliveries/s: the CPU each
  * delivery cost the workers, Postgres (every server process, from /proc) and the receiver.
  */
-import { POSTGRES_URL, postgresCpuUs, processCpuUs } from '@kyc/test-support';
-import pg from 'pg';
+
 import { createDeliveryEngine } from '@kyc/delivery-engine';
 import { postgresDeliveryStore } from '@kyc/delivery-engine/postgres';
+import { POSTGRES_URL, postgresCpuUs, processCpuUs } from '@kyc/test-support';
+import pg from 'pg';
 import { spawnWorker } from '../test/support/spawn-worker.js';
 import type { BenchReceiver } from './receiver.js';
 import { median, range } from './stats.js';

@@ -28,13 +28,7 @@ async function measure(path: string): Promise<Memory> {
 export async function rssSection(dir: string): Promise<void> {
   const empty = await measure(join(dir, 'rss-empty.db'));
   const path = join(dir, 'rss-waiting.db');
-  execFileSync(process.execPath, [
-    '--import',
-    'tsx',
-    here('./rss-fill.ts'),
-    path,
-    String(WAITING),
-  ]);
+  execFileSync(process.execPath, ['--import', 'tsx', here('./rss-fill.ts'), path, String(WAITING)]);
   const full = await measure(path);
   if (full.pending === 0) throw new Error('the filled file holds no waiting delivery');
   console.log(

@@ -5,8 +5,8 @@
  */
 import { join } from 'node:path';
 import { HEADERS, WEBHOOK_USER_AGENT } from '@kyc/contracts';
-import { Agent, type Dispatcher, request } from 'undici';
 import type { SqliteDurability } from '@kyc/delivery-engine';
+import { Agent, type Dispatcher, request } from 'undici';
 import { handWrittenSender } from './hand-written-sender.js';
 import type { BenchReceiver, Turnaround } from './receiver.js';
 import { sqliteThroughput } from './sqlite-throughput.js';

@@ -69,15 +69,30 @@ describe('opt-in Standard Webhooks signing', () => {
     expect(JSON.stringify(await engine.getDelivery(own.id))).not.toContain(ENDPOINT_SECRET.slice(6, 20));
   });
 
+  it('signs and sends a body beyond ASCII byte for byte (the SQLite store hands over the bytes it read)', async () => {
+    const body = JSON.stringify({ ...JSON.parse(bodyFor('sig-utf8')), note: 'Zoë Ærø – 身份 🪪' });
+    const seen = attempts.events.length;
+    const { id } = await engine.enqueue({ url: receiver.url, body });
+    await attempts.waitFor(seen + 1);
+    const request = receiver.requests.find((r) => r.headers[HEADERS.webhookId] === id);
+    expect(request?.body).toBe(body);
+    expect(Number(request?.headers['content-length'])).toBe(Buffer.byteLength(body));
+    expect(await engineVerifierFor().verify(signatureOf(request), new TextEncoder().encode(body))).toEqual({
+      ok: true,
+      secretIndex: 0,
+    });
+  });
+
   it('signs with every secret of a list (a rotation overlap): a receiver with either one verifies', async () => {
     const older = secret();
     const newer = secret();
+    const seen = attempts.events.length;
     const { id } = await engine.enqueue({
       url: receiver.url,
       body: bodyFor('sig-4'),
       signingSecret: [older, newer],
     });
-    await attempts.waitFor(3);
+    await attempts.waitFor(seen + 1);
     const request = receiver.requests.find((r) => r.headers[HEADERS.webhookId] === id);
     const bytes = new TextEncoder().encode(request?.body);
     const header = String(request?.headers[HEADERS.webhookSignature]);

@@ -1,4 +1,5 @@
 import { DeliveryEngineError } from '../delivery-engine-error.js';
+import { bodyOf } from '../store/body-bytes.js';
 import type { AttemptRecord, DeliveryClaim, DeliveryStore } from '../store/store.js';
 import type { EngineTelemetry } from '../telemetry/engine-telemetry.js';
 import type { AttemptOutcome, AttemptResult } from '../transport/types.js';
@@ -56,20 +57,21 @@ export async function runAttempt(ctx: AttemptContext, claim: DeliveryClaim, sent
       errorMessage: `lease lost ${claim.lostLeases} times in a row without a result (worker crash or stall); counted as a failed attempt`,
     };
   } else {
+    const body = bodyOf(claim);
     headers = attemptHeaders({
       id: claim.id,
       attempt: attemptNumber,
       // Checked by the receiver against its own wall clock (5 minutes' tolerance): wall time,
       // also when the schedule runs on a scaled clock.
       timestampMs: ctx.clock.toWall?.(startedAt) ?? startedAt,
-      body: claim.body,
+      body,
       authKey: claim.authKey,
       signingSecret: claim.signingSecret ?? ctx.signingSecret,
     });
     if (ctx.options.propagateTraceContext && span.traceParent !== undefined) {
       headers[TRACEPARENT_HEADER] = span.traceParent;
     }
-    result = await ctx.send({ url: claim.url, headers, body: claim.body }, ctx.abort, claim);
+    result = await ctx.send({ url: claim.url, headers, body }, ctx.abort, claim);
   }
   sent();
   // Aborted by stop() before the exchange ended: give the claim back unrecorded. An exchange

@@ -3,7 +3,7 @@ import type { DeliveryClaim } from '../store/store.js';
 import type { Transport } from '../transport/create-transport.js';
 import { outcomeOfStatus } from '../transport/outcome.js';
 import { redactSecrets } from '../transport/redact-secrets.js';
-import type { AttemptOutcome, AttemptRequest, AttemptResult } from '../transport/types.js';
+import type { AttemptOutcome, AttemptRequest, AttemptResult, OutgoingRequest } from '../transport/types.js';
 
 /** What `selectTransport` is told about the attempt the engine is about to send. */
 export interface AttemptTarget {
@@ -28,7 +28,11 @@ export type SelectTransport = (target: AttemptTarget) => Transport | undefined;
 export type SendTarget = Pick<DeliveryClaim, 'id' | 'companyId' | 'url' | 'attempts'>;
 
 /** Sends one attempt; never throws. */
-export type TargetedSend = (request: AttemptRequest, signal: AbortSignal, target: SendTarget) => Promise<AttemptResult>;
+export type TargetedSend = (
+  request: OutgoingRequest,
+  signal: AbortSignal,
+  target: SendTarget,
+) => Promise<AttemptResult>;
 
 /** Outcomes that carry no HTTP status: a selected transport may report these as they are. */
 const FAILURES_WITHOUT_STATUS: ReadonlySet<string> = new Set<AttemptOutcome>([
@@ -177,6 +181,8 @@ export function selectingSend(
       });
       return own(request, signal, target);
     }
-    return sendWithin(chosen, request, signal, deadlineMs);
+    // A selected transport is user code written against `AttemptRequest`: its body is a string.
+    const body = typeof request.body === 'string' ? request.body : decoder.decode(request.body);
+    return sendWithin(chosen, { url: request.url, headers: request.headers, body }, signal, deadlineMs);
   };
 }

@@ -1,4 +1,4 @@
-import { createTransport, type Transport } from '../transport/create-transport.js';
+import { createOwnTransport, type OwnTransport } from '../transport/own-transport.js';
 import type { TransportOptions } from '../transport/types.js';
 import type { DeliveryEngineOptions } from './options.js';
 import type { SendFunction } from './run-attempt.js';
@@ -24,7 +24,7 @@ export function createSender<T>(options: DeliveryEngineOptions<T>, deadlineMs: n
     ...(options.tls !== undefined && { tls: options.tls }),
     ...(options.proxy !== undefined && { proxy: options.proxy }),
   };
-  let transport: Transport = createTransport(base);
+  let transport: OwnTransport = createOwnTransport(base);
   const own: SendFunction = (request, signal) => transport.send(request, signal);
   const { selectTransport, logger } = options;
   return {
@@ -34,7 +34,7 @@ export function createSender<T>(options: DeliveryEngineOptions<T>, deadlineMs: n
         : selectingSend(own, selectTransport, deadlineMs, (message, fields) => logger?.warn?.(message, fields)),
     async close() {
       const old = transport;
-      transport = createTransport(base);
+      transport = createOwnTransport(base);
       await old.close();
     },
   };

@@ -65,12 +65,19 @@ function keysOf(secrets: string): readonly KeyObject[] {
  * space-separated, in the order given (Standard Webhooks lets a header carry several, and a
  * receiver accepts the delivery when any one verifies).
  */
-export function signatureHeaderValue(secrets: string, id: string, timestampSeconds: number, body: string): string {
+export function signatureHeaderValue(
+  secrets: string,
+  id: string,
+  timestampSeconds: number,
+  body: string | Uint8Array,
+): string {
   const keys = keysOf(secrets);
-  const signed = `${id}.${timestampSeconds}.${body}`;
+  // The body is hashed as it is (string or UTF-8 bytes, the same bytes on the wire) after the prefix.
+  const prefix = `${id}.${timestampSeconds}.`;
   let value = '';
   for (const key of keys) {
-    value += `${value === '' ? '' : ' '}v1,${createHmac('sha256', key).update(signed).digest('base64')}`;
+    const mac = createHmac('sha256', key).update(prefix).update(body).digest('base64');
+    value += `${value === '' ? '' : ' '}v1,${mac}`;
   }
   return value;
 }

@@ -52,6 +52,14 @@ export interface AttemptRequest {
   body: string;
 }
 
+/**
+ * A request as the engine hands it to its own transport: the body may be the UTF-8 bytes a
+ * store read, sent and signed as they are (a selected transport still gets a string).
+ */
+export interface OutgoingRequest extends Omit<AttemptRequest, 'body'> {
+  body: string | Uint8Array;
+}
+
 /** What happened; never contains the Authorization value. */
 export interface AttemptResult {
   outcome: AttemptOutcome;

@@ -23,7 +23,11 @@ export interface Worker {
  */
 export function spawnWorker(
   config: Record<string, unknown>,
-  { script = 'engine-worker', stdin = false, built = false }: { script?: string; stdin?: boolean; built?: boolean } = {},
+  {
+    script = 'engine-worker',
+    stdin = false,
+    built = false,
+  }: { script?: string; stdin?: boolean; built?: boolean } = {},
 ): Worker {
   const conditions = built ? [] : ['--conditions=@kyc/source'];
   const child = spawn(process.execPath, ['--import', 'tsx', ...conditions, workerScript(script)], {

@@ -3,9 +3,10 @@
  * the KYC_WORKER environment variable (JSON); prints "started" once claiming, exits 0 when no
  * delivery is pending any more (and `expectFinished` exist). The parent kills it with SIGKILL at random moments.
  */
-import pg from 'pg';
+
 import { createDeliveryEngine, type DeliveryStore, scaledClock, sqliteDeliveryStore } from '@kyc/delivery-engine';
 import { postgresDeliveryStore } from '@kyc/delivery-engine/postgres';
+import pg from 'pg';
 
 interface WorkerConfig {
   readonly store: 'sqlite' | 'postgres';

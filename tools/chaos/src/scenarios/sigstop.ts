@@ -51,7 +51,7 @@ export const sigstop: Scenario = {
         // every answer read after the pause would count as a timeout and be sent again.
         'deadline-by-latency': [
           {
-            file: 'transport/create-transport.ts',
+            file: 'transport/own-transport.ts',
             search: '        outcome: outcomeOfStatus(status),\n',
             replace: "        outcome: elapsed() > deadlineMs ? 'timeout' : outcomeOfStatus(status),\n",
           },

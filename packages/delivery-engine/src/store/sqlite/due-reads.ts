@@ -1,4 +1,5 @@
-import type { ClaimRequest, DeliveryClaim } from '../store.js';
+import { BODY_BYTES, type ClaimWithBytes } from '../body-bytes.js';
+import type { ClaimRequest } from '../store.js';
 import type { LocalQueue } from './local-queue.js';
 import type { SqliteFile } from './open-sqlite.js';
 import type { Reservation, Reservations } from './reservations.js';
@@ -11,7 +12,8 @@ export interface DueRow {
   readonly origin: string;
   readonly auth_key: string | null;
   readonly signing_secret: string | null;
-  readonly body: string;
+  /** The body's UTF-8 bytes (read as a BLOB: no string is made for it). */
+  readonly body: Uint8Array;
   readonly attempts: number;
   readonly round_attempts: number;
   readonly round: number;
@@ -25,7 +27,7 @@ export interface DueRow {
 
 /** Due rows read at once into the local queue: one read serves several claims. */
 const READ_BATCH = 64;
-const DUE_COLUMNS = `rowid AS rid, id, url, origin, auth_key, signing_secret, body, attempts, round_attempts, round,
+const DUE_COLUMNS = `rowid AS rid, id, url, origin, auth_key, signing_secret, CAST(body AS BLOB) AS body, attempts, round_attempts, round,
   lost_leases, next_attempt_at, created_at, session_id, company_id, trace_parent`;
 
 const orUndefined = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
@@ -75,24 +77,56 @@ export function dueReader(
   };
 }
 
-/** The claim the engine gets for a due row taken under `reservation`. */
-export function claimOf(row: DueRow, reservation: Reservation): DeliveryClaim {
-  return {
-    id: row.id,
-    url: row.url,
-    origin: row.origin,
-    authKey: orUndefined(row.auth_key),
-    signingSecret: orUndefined(row.signing_secret),
-    body: row.body,
-    attempts: row.attempts,
-    roundAttempts: row.round_attempts,
-    round: row.round,
-    lostLeases: reservation.lostLeases,
-    token: reservation.token,
-    dueAt: row.next_attempt_at,
-    createdAt: row.created_at,
-    sessionId: orUndefined(row.session_id),
-    companyId: orUndefined(row.company_id),
-    traceParent: orUndefined(row.trace_parent),
-  };
+const decoder = new TextDecoder();
+
+/**
+ * The claim the engine gets for a due row taken under `reservation`. Its body stays the bytes
+ * read until something asks for the string (the engine sends and signs the bytes).
+ */
+class StoredClaim implements ClaimWithBytes {
+  readonly id: string;
+  readonly url: string;
+  readonly origin: string;
+  readonly authKey: string | undefined;
+  readonly signingSecret: string | undefined;
+  readonly [BODY_BYTES]: Uint8Array;
+  readonly attempts: number;
+  readonly roundAttempts: number;
+  readonly round: number;
+  readonly lostLeases: number;
+  readonly token: number;
+  readonly dueAt: number;
+  readonly createdAt: number;
+  readonly sessionId: string | undefined;
+  readonly companyId: string | undefined;
+  readonly traceParent: string | undefined;
+  #body: string | undefined;
+
+  constructor(row: DueRow, reservation: Reservation) {
+    this.id = row.id;
+    this.url = row.url;
+    this.origin = row.origin;
+    this.authKey = orUndefined(row.auth_key);
+    this.signingSecret = orUndefined(row.signing_secret);
+    this[BODY_BYTES] = row.body;
+    this.attempts = row.attempts;
+    this.roundAttempts = row.round_attempts;
+    this.round = row.round;
+    this.lostLeases = reservation.lostLeases;
+    this.token = reservation.token;
+    this.dueAt = row.next_attempt_at;
+    this.createdAt = row.created_at;
+    this.sessionId = orUndefined(row.session_id);
+    this.companyId = orUndefined(row.company_id);
+    this.traceParent = orUndefined(row.trace_parent);
+  }
+
+  get body(): string {
+    this.#body ??= decoder.decode(this[BODY_BYTES]);
+    return this.#body;
+  }
+}
+
+export function claimOf(row: DueRow, reservation: Reservation): ClaimWithBytes {
+  return new StoredClaim(row, reservation);
 }
