@@ -3,7 +3,8 @@
  * process's main thread (where the engine's JavaScript runs), against the bench's receiver in a
  * process of its own. Unlike CPU time, the count hardly moves with the machine's load, so it
  * compares two builds of the engine on a shared machine. After `pnpm bench:build`:
- * `node --import tsx bench/callgrind-run.ts [engine|request|dispatch] [events] [warm-up]`
+ * `node --import tsx bench/callgrind-run.ts [engine|postgres|request|dispatch] [events] [warm-up]`
+ * (`postgres`: one worker of the Postgres line, KYC_TEST_POSTGRES_URL)
  * (valgrind runs ~50× slower: the defaults take a minute or two). KYC_CALLGRIND_KEEP=<file> keeps
  * the main thread's count for `callgrind_annotate`.
  */
@@ -19,7 +20,7 @@ import { createTestCertificate } from '@kyc/test-support';
 import { startBenchReceiver } from './receiver.js';
 
 const [sender = 'engine', events = '2000', warmup = '4000'] = process.argv.slice(2);
-if (!['engine', 'request', 'dispatch'].includes(sender)) throw new Error(`unknown sender "${sender}"`);
+if (!['engine', 'postgres', 'request', 'dispatch'].includes(sender)) throw new Error(`unknown sender "${sender}"`);
 const tls = await createTestCertificate();
 const receiver = await startBenchReceiver(tls);
 const dir = mkdtempSync(join(tmpdir(), 'kyc-callgrind-'));

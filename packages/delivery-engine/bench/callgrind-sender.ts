@@ -7,11 +7,14 @@
 import { readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { HEADERS, WEBHOOK_USER_AGENT } from '@kyc/contracts';
+import { createDeliveryEngine } from '@kyc/delivery-engine';
+import { postgresDeliveryStore } from '@kyc/delivery-engine/postgres';
+import pg from 'pg';
 import { Agent, request } from 'undici';
 import { sqliteThroughput } from './sqlite-throughput.js';
 
 interface Config {
-  readonly sender: 'engine' | 'request' | 'dispatch';
+  readonly sender: 'engine' | 'postgres' | 'request' | 'dispatch';
   readonly url: string;
   readonly ca: string;
   readonly body: string;
@@ -75,7 +78,58 @@ async function bareLoops(kind: 'request' | 'dispatch'): Promise<void> {
   await agent.close();
 }
 
-if (config.sender === 'engine') {
+/**
+ * One worker of the bench's Postgres line (16 in flight, a pool of 8) over a fresh schema, its
+ * deliveries enqueued in one transaction before it starts.
+ */
+async function postgresWorker(): Promise<void> {
+  const pool = new pg.Pool({
+    connectionString: process.env.KYC_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+    max: 8,
+  });
+  const schema = `kyc_de_callgrind_${process.pid}`;
+  const store = postgresDeliveryStore({ pool, schema });
+  let delivered = 0;
+  let done: () => void = () => undefined;
+  const finished = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  const engine = createDeliveryEngine({
+    store,
+    allowPrivateNetworks: ['127.0.0.0/8'],
+    tls: { ca: config.ca },
+    concurrency: CONCURRENCY,
+    perEndpointConcurrency: CONCURRENCY,
+    leaseMs: 45_000,
+    deadlineMs: 30_000,
+    onAttempt: (event) => {
+      if (event.state !== 'delivered') return;
+      delivered++;
+      reached(delivered);
+      if (delivered === total) done();
+    },
+  });
+  try {
+    await store.migrate();
+    const client = await pool.connect();
+    await client.query('BEGIN');
+    for (let i = 0; i < total; i++)
+      await engine.enqueue({ url: config.url, body: config.body }, { transaction: client });
+    await client.query(`ANALYZE ${schema}.deliveries`);
+    await client.query('COMMIT');
+    client.release();
+    await engine.start();
+    await finished;
+    await engine.stop();
+  } finally {
+    await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await pool.end();
+  }
+}
+
+if (config.sender === 'postgres') {
+  await postgresWorker();
+} else if (config.sender === 'engine') {
   await sqliteThroughput({
     url: config.url,
     ca: config.ca,
