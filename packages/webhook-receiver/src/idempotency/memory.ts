@@ -1,5 +1,5 @@
 import { WebhookError } from '../webhook-error.js';
-import { markInProcess } from './in-process.js';
+import { withImmediateAnswers } from './immediate-store.js';
 import { createSlotIndex } from './slot-index.js';
 import type { ClaimOptions, ClaimResult, Clock, CompleteOptions, IdempotencyStore } from './store.js';
 
@@ -168,5 +168,5 @@ export function memoryIdempotencyStore(options: MemoryIdempotencyStoreOptions = 
       return true;
     },
   };
-  return markInProcess(store, claimNow, completeNow);
+  return withImmediateAnswers(store, claimNow, completeNow);
 }

@@ -1,5 +1,5 @@
 import { CONTENT_LENGTH_HEADER, HEADERS, WEBHOOK_METHOD } from '@kyc/contracts/webhook-reader';
-import { inProcessOf } from '../idempotency/in-process.js';
+import { immediateAnswersOf } from '../idempotency/immediate-store.js';
 import type { ClaimResult } from '../idempotency/store.js';
 import { AUTH_MALFORMED, AUTH_MISSING, matchAuthorization } from '../match-authorization.js';
 import { type KycWebhookEvent, parseWebhook } from '../parse-webhook.js';
@@ -142,11 +142,11 @@ async function receive(options: ResolvedOptions, input: ReceiverInput, trace: Re
   const key = event.idempotencyKey;
   let claimed: ClaimResult;
   try {
-    const inProcess = inProcessOf(options.store);
+    const immediate = immediateAnswersOf(options.store);
     claimed =
-      inProcess === undefined
+      immediate === undefined
         ? await options.store.claim(key, options.claimOptions)
-        : inProcess.claimNow(key, options.claimOptions);
+        : immediate.claimNow(key, options.claimOptions);
   } catch (error) {
     options.logger.error?.('idempotency store: claim failed', { idempotencyKey: key, ...errorFields(error) });
     return finish(options, trace, errorAnswer(503, 'store_unavailable', DEFAULT_RETRY_AFTER_SECONDS));

@@ -1,4 +1,4 @@
-import { inProcessOf } from '../idempotency/in-process.js';
+import { immediateAnswersOf } from '../idempotency/immediate-store.js';
 import type { KycWebhookEvent } from '../parse-webhook.js';
 import { acceptedAnswer, DEFAULT_RETRY_AFTER_SECONDS, errorAnswer } from './answers.js';
 import { errorFields } from './error-fields.js';
@@ -53,9 +53,9 @@ function completed(
     return done();
   };
   try {
-    const inProcess = inProcessOf(options.store);
-    if (inProcess !== undefined) {
-      inProcess.completeNow(event.idempotencyKey, token, options.completeOptions);
+    const immediate = immediateAnswersOf(options.store);
+    if (immediate !== undefined) {
+      immediate.completeNow(event.idempotencyKey, token, options.completeOptions);
       return done();
     }
     // Promise.resolve: a store may answer with any thenable; a native promise passes as it is.

@@ -1,9 +1,9 @@
 import type { ClaimOptions, ClaimResult, CompleteOptions, IdempotencyStore } from './store.js';
 
-const IN_PROCESS = Symbol('kyc.idempotency.inProcess');
+const IMMEDIATE = Symbol('kyc.idempotency.immediate');
 
 /** The answers of a store that needs no I/O (the memory store), computed at once. */
-export interface InProcessStore {
+export interface ImmediateStore {
   readonly claim: IdempotencyStore['claim'];
   readonly complete: IdempotencyStore['complete'];
   claimNow(key: string, options: ClaimOptions): ClaimResult;
@@ -16,13 +16,13 @@ export interface InProcessStore {
  * for the claim, and again for the completion. Not enumerable, so a copy (`{ ...store }`) does
  * not carry it.
  */
-export function markInProcess<S extends IdempotencyStore>(
+export function withImmediateAnswers<S extends IdempotencyStore>(
   store: S,
-  claimNow: InProcessStore['claimNow'],
-  completeNow: InProcessStore['completeNow'],
+  claimNow: ImmediateStore['claimNow'],
+  completeNow: ImmediateStore['completeNow'],
 ): S {
-  const inProcess: InProcessStore = { claim: store.claim, complete: store.complete, claimNow, completeNow };
-  Object.defineProperty(store, IN_PROCESS, { value: inProcess });
+  const immediate: ImmediateStore = { claim: store.claim, complete: store.complete, claimNow, completeNow };
+  Object.defineProperty(store, IMMEDIATE, { value: immediate });
   return store;
 }
 
@@ -30,10 +30,10 @@ export function markInProcess<S extends IdempotencyStore>(
  * The store's answers at once, or `undefined`: only while its own `claim` and `complete` are in
  * place, so that a wrapper or a spy put over either is still the one called.
  */
-export function inProcessOf(store: IdempotencyStore): InProcessStore | undefined {
-  const inProcess = (store as { [IN_PROCESS]?: InProcessStore })[IN_PROCESS];
-  if (inProcess === undefined || inProcess.claim !== store.claim || inProcess.complete !== store.complete) {
+export function immediateAnswersOf(store: IdempotencyStore): ImmediateStore | undefined {
+  const immediate = (store as { [IMMEDIATE]?: ImmediateStore })[IMMEDIATE];
+  if (immediate === undefined || immediate.claim !== store.claim || immediate.complete !== store.complete) {
     return undefined;
   }
-  return inProcess;
+  return immediate;
 }
