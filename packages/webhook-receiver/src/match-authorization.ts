@@ -11,6 +11,13 @@ function isBlank(code: number): boolean {
   return code === 0x20 || code === 0x09;
 }
 
+function hasBlank(text: string, from: number, end: number): boolean {
+  const space = text.indexOf(' ', from);
+  if (space !== -1 && space < end) return true;
+  const tab = text.indexOf('\t', from);
+  return tab !== -1 && tab < end;
+}
+
 /**
  * Compares over the key's own length, whatever the candidate's length, and folds a length
  * mismatch into the result, so the time taken depends on neither where they differ nor on
@@ -48,16 +55,18 @@ export function matchAuthorization(header: string | null | undefined, authKeys: 
   while (end > start && isBlank(header.charCodeAt(end - 1))) end--;
   if (start === end) return AUTH_MISSING;
 
-  let schemeEnd = start;
-  while (schemeEnd < end && !isBlank(header.charCodeAt(schemeEnd))) schemeEnd++;
-  if (schemeEnd - start !== SCHEME.length) return AUTH_MALFORMED;
-  // The scheme is letters only: setting bit 0x20 lower-cases an ASCII letter and turns nothing else into one.
+  // The scheme is letters only: setting bit 0x20 lower-cases an ASCII letter and turns nothing
+  // else into one, so six matching characters are no blank, and a blank must follow them.
+  const schemeEnd = start + SCHEME.length;
+  if (schemeEnd >= end) return AUTH_MALFORMED;
   for (let index = 0; index < SCHEME.length; index++)
     if ((header.charCodeAt(start + index) | 0x20) !== SCHEME.charCodeAt(index)) return AUTH_MALFORMED;
-  let tokenStart = schemeEnd;
+  if (!isBlank(header.charCodeAt(schemeEnd))) return AUTH_MALFORMED;
+  let tokenStart = schemeEnd + 1;
   while (tokenStart < end && isBlank(header.charCodeAt(tokenStart))) tokenStart++;
-  if (tokenStart === end) return AUTH_MALFORMED;
-  for (let index = tokenStart; index < end; index++) if (isBlank(header.charCodeAt(index))) return AUTH_MALFORMED;
+  // No blank inside the token (the ends are trimmed): two native searches rather than a loop in
+  // JavaScript over every character, which cost a third of the whole check.
+  if (hasBlank(header, tokenStart, end)) return AUTH_MALFORMED;
 
   let matched = AUTH_INVALID;
   try {

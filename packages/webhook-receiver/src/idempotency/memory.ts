@@ -1,6 +1,7 @@
 import { WebhookError } from '../webhook-error.js';
+import { withImmediateAnswers } from './immediate-store.js';
 import { createSlotIndex } from './slot-index.js';
-import type { ClaimResult, Clock, IdempotencyStore } from './store.js';
+import type { ClaimOptions, ClaimResult, Clock, CompleteOptions, IdempotencyStore } from './store.js';
 
 /** Options of {@link memoryIdempotencyStore}. */
 export interface MemoryIdempotencyStoreOptions {
@@ -112,36 +113,44 @@ export function memoryIdempotencyStore(options: MemoryIdempotencyStoreOptions = 
   const owns = (slot: number, token: string) =>
     ((flags[slot] ?? FREE) & STATE) === CLAIMED && String(tokens[slot]) === token;
 
-  return {
-    async claim(key, { leaseMs }): Promise<ClaimResult> {
-      const at = now();
-      const hash = index.hash(key);
-      const slot = index.find(key, hash);
-      const token = ++sequence;
-      if (slot === -1) add(key, hash, CLAIMED, at + leaseMs, token, at);
-      else {
-        // A redelivery: the key is used, so the hand passes it once more before forgetting it.
-        flags[slot] = (flags[slot] ?? FREE) | USED;
-        const expires = expiresAt[slot] ?? 0;
-        if (expires > at) {
-          if (((flags[slot] ?? FREE) & STATE) === DONE) return COMPLETED;
-          return { outcome: 'in_progress', retryAfterMs: expires - at };
-        }
-        // An ended lease or TTL: the key is absent; its slot is taken over where it lies.
-        set(slot, CLAIMED, at + leaseMs, token);
+  function claimNow(key: string, { leaseMs }: ClaimOptions): ClaimResult {
+    const at = now();
+    const hash = index.hash(key);
+    const slot = index.find(key, hash);
+    const token = ++sequence;
+    if (slot === -1) add(key, hash, CLAIMED, at + leaseMs, token, at);
+    else {
+      // A redelivery: the key is used, so the hand passes it once more before forgetting it.
+      flags[slot] = (flags[slot] ?? FREE) | USED;
+      const expires = expiresAt[slot] ?? 0;
+      if (expires > at) {
+        if (((flags[slot] ?? FREE) & STATE) === DONE) return COMPLETED;
+        return { outcome: 'in_progress', retryAfterMs: expires - at };
       }
-      return { outcome: 'claimed', token: String(token) };
+      // An ended lease or TTL: the key is absent; its slot is taken over where it lies.
+      set(slot, CLAIMED, at + leaseMs, token);
+    }
+    return { outcome: 'claimed', token: String(token) };
+  }
+
+  function completeNow(key: string, token: string, { ttlMs }: CompleteOptions): boolean {
+    // A claim whose lease ran out but that nobody took over still completes: the work was done.
+    const at = now();
+    const hash = index.hash(key);
+    const slot = index.find(key, hash);
+    if (slot === -1) add(key, hash, DONE, at + ttlMs, 0, at);
+    // Its own claim, even past its lease; or a lease or TTL that ended (the key is absent).
+    else if (owns(slot, token) || (expiresAt[slot] ?? 0) <= at) set(slot, DONE, at + ttlMs, 0);
+    else return false;
+    return true;
+  }
+
+  const store: IdempotencyStore = {
+    async claim(key, options) {
+      return claimNow(key, options);
     },
-    async complete(key, token, { ttlMs }) {
-      // A claim whose lease ran out but that nobody took over still completes: the work was done.
-      const at = now();
-      const hash = index.hash(key);
-      const slot = index.find(key, hash);
-      if (slot === -1) add(key, hash, DONE, at + ttlMs, 0, at);
-      // Its own claim, even past its lease; or a lease or TTL that ended (the key is absent).
-      else if (owns(slot, token) || (expiresAt[slot] ?? 0) <= at) set(slot, DONE, at + ttlMs, 0);
-      else return false;
-      return true;
+    async complete(key, token, options) {
+      return completeNow(key, token, options);
     },
     async extend(key, token, { leaseMs }) {
       // Whatever the lease: a claim past it that nobody took over is still this token's to renew.
@@ -159,4 +168,5 @@ export function memoryIdempotencyStore(options: MemoryIdempotencyStoreOptions = 
       return true;
     },
   };
+  return withImmediateAnswers(store, claimNow, completeNow);
 }

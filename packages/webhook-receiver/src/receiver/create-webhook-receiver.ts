@@ -1,4 +1,5 @@
 import { CONTENT_LENGTH_HEADER, HEADERS, WEBHOOK_METHOD } from '@kyc/contracts/webhook-reader';
+import { immediateAnswersOf } from '../idempotency/immediate-store.js';
 import type { ClaimResult } from '../idempotency/store.js';
 import { AUTH_MALFORMED, AUTH_MISSING, matchAuthorization } from '../match-authorization.js';
 import { type KycWebhookEvent, parseWebhook } from '../parse-webhook.js';
@@ -6,6 +7,7 @@ import type { StandardWebhooksVerifier } from '../signatures/standard-webhooks.j
 import { isWebhookError } from '../webhook-error.js';
 import { acceptedAnswer, DEFAULT_RETRY_AFTER_SECONDS, errorAnswer } from './answers.js';
 import { errorFields } from './error-fields.js';
+import { isThenable } from './is-thenable.js';
 import type { AnswerCode } from './outcome.js';
 import { finishRequest, RequestTrace } from './request-finished.js';
 import { type ResolvedOptions, resolveOptions } from './resolve-options.js';
@@ -86,19 +88,35 @@ async function checkSignature(
 }
 
 /**
+ * Every answer of `receive` leaves through here, so the request-finished listeners (audit,
+ * telemetry) run inside its own promise rather than on a `.then` layered on it, which cost each
+ * request a promise and a turn of the microtask queue. Without listeners the answer goes straight
+ * back; the list can shrink after the first request (telemetry without @opentelemetry/api), so
+ * it is read each time.
+ */
+function finish(
+  options: ResolvedOptions,
+  trace: RequestTrace,
+  answer: ReceiverAnswer,
+): ReceiverAnswer | Promise<ReceiverAnswer> {
+  const { listeners } = options;
+  return listeners.length === 0 ? answer : finishRequest(listeners, trace, answer, options.logger);
+}
+
+/**
  * Each DESIGN "Receiver behaviour" row, in the order a request meets them. One async function
  * whose only awaits are the body, the signature (when configured), the store and the handler:
  * each further async layer would cost every request a promise and a turn of the microtask queue.
  */
 async function receive(options: ResolvedOptions, input: ReceiverInput, trace: RequestTrace): Promise<ReceiverAnswer> {
   const refused = checkHead(options, input, trace);
-  if (refused !== undefined) return refused;
+  if (refused !== undefined) return finish(options, trace, refused);
 
   let body: Uint8Array;
   try {
     body = await input.readBody(options.maxBodyBytes);
   } catch (error) {
-    return bodyRefused(options, error);
+    return finish(options, trace, bodyRefused(options, error));
   }
   trace.body = body;
 
@@ -106,7 +124,7 @@ async function receive(options: ResolvedOptions, input: ReceiverInput, trace: Re
   trace.webhookId = webhookId;
   if (options.signatures !== undefined) {
     const unsigned = await checkSignature(options, options.signatures, input, body, trace);
-    if (unsigned !== undefined) return unsigned;
+    if (unsigned !== undefined) return finish(options, trace, unsigned);
   }
 
   let event: KycWebhookEvent;
@@ -115,30 +133,36 @@ async function receive(options: ResolvedOptions, input: ReceiverInput, trace: Re
   } catch (error) {
     const code = isWebhookError(error) ? error.code : 'invalid_body';
     const issues = isWebhookError(error) ? error.issues.slice(0, 5) : [];
-    return refuse(options, 400, 'invalid_body', { reason: code, issues });
+    return finish(options, trace, refuse(options, 400, 'invalid_body', { reason: code, issues }));
   }
   trace.event = event;
 
   // Inbox mode: the key lives in the customer's transaction, not in a claim store.
-  if (options.inbox !== undefined) return await options.inbox(options, event, input, trace);
+  if (options.inbox !== undefined) return finish(options, trace, await options.inbox(options, event, input, trace));
   const key = event.idempotencyKey;
   let claimed: ClaimResult;
   try {
-    claimed = await options.store.claim(key, options.claimOptions);
+    const immediate = immediateAnswersOf(options.store);
+    claimed =
+      immediate === undefined
+        ? await options.store.claim(key, options.claimOptions)
+        : immediate.claimNow(key, options.claimOptions);
   } catch (error) {
     options.logger.error?.('idempotency store: claim failed', { idempotencyKey: key, ...errorFields(error) });
-    return errorAnswer(503, 'store_unavailable', DEFAULT_RETRY_AFTER_SECONDS);
+    return finish(options, trace, errorAnswer(503, 'store_unavailable', DEFAULT_RETRY_AFTER_SECONDS));
   }
   if (claimed.outcome === 'completed') {
     options.logger.info?.('webhook already processed; handler not run', { idempotencyKey: key });
-    return acceptedAnswer(true);
+    return finish(options, trace, acceptedAnswer(true));
   }
   if (claimed.outcome === 'in_progress') {
     options.logger.info?.('webhook in progress elsewhere; answered 409', { idempotencyKey: key });
-    return errorAnswer(409, 'in_progress', Math.max(1, claimed.retryAfterMs / 1000));
+    return finish(options, trace, errorAnswer(409, 'in_progress', Math.max(1, claimed.retryAfterMs / 1000)));
   }
-  // `return await`: returning the promise itself would cost two more turns of the microtask queue.
-  return await runClaimed(options, event, claimed.token, input, trace);
+  // Awaited here: returning the promise itself would cost two more turns of the microtask queue;
+  // an answer that is already there (a handler without a promise, the memory store) is not awaited.
+  const ran = runClaimed(options, event, claimed.token, input, trace);
+  return finish(options, trace, isThenable(ran) ? await ran : ran);
 }
 
 /** The answer as a Fetch API response, with a fresh headers object: some runtimes (e.g. @hono/node-server) write to it. */
@@ -168,15 +192,9 @@ function toResponse(answer: ReceiverAnswer): Response {
  */
 export function createWebhookReceiver<Tx = undefined>(options: WebhookReceiverOptions<Tx>): WebhookReceiver {
   const resolved = resolveOptions(options as WebhookReceiverOptions<unknown>);
-  const { listeners, logger, now } = resolved;
-  // Without listeners (no audit trail, no telemetry) the answer goes straight back; the list can
-  // shrink after the first request (telemetry without @opentelemetry/api), so it is read each time.
-  const run = (input: ReceiverInput): Promise<ReceiverAnswer> => {
-    const trace = new RequestTrace(now(), input);
-    const answered = receive(resolved, input, trace);
-    if (listeners.length === 0) return answered;
-    return answered.then((answer) => finishRequest(listeners, trace, answer, logger));
-  };
+  const { now } = resolved;
+  const run = (input: ReceiverInput): Promise<ReceiverAnswer> =>
+    receive(resolved, input, new RequestTrace(now(), input));
   const receiver: WebhookReceiver = {
     receive: run,
     // Not async: the response is made on the receiver's own promise, with no layer on top.

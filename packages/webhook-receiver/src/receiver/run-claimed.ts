@@ -1,3 +1,4 @@
+import { immediateAnswersOf } from '../idempotency/immediate-store.js';
 import type { KycWebhookEvent } from '../parse-webhook.js';
 import { acceptedAnswer, DEFAULT_RETRY_AFTER_SECONDS, errorAnswer } from './answers.js';
 import { errorFields } from './error-fields.js';
@@ -35,9 +36,13 @@ async function failed(
  * The handler succeeded: record it, answer 200 — even when the store fails now, since the work
  * is done and must not run again. A `.then` on the store's promise rather than an async
  * function: every request that runs a handler comes here, and an async frame was the larger
- * allocation.
+ * allocation. A store that answers at once (the memory store) is not awaited at all.
  */
-function completed(options: ResolvedOptions, event: KycWebhookEvent, token: string): Promise<ReceiverAnswer> {
+function completed(
+  options: ResolvedOptions,
+  event: KycWebhookEvent,
+  token: string,
+): ReceiverAnswer | Promise<ReceiverAnswer> {
   const { logger } = options;
   const done = () => {
     logger.info?.('webhook processed', eventFields(event));
@@ -48,13 +53,18 @@ function completed(options: ResolvedOptions, event: KycWebhookEvent, token: stri
     return done();
   };
   try {
+    const immediate = immediateAnswersOf(options.store);
+    if (immediate !== undefined) {
+      immediate.completeNow(event.idempotencyKey, token, options.completeOptions);
+      return done();
+    }
     // Promise.resolve: a store may answer with any thenable; a native promise passes as it is.
     return Promise.resolve(options.store.complete(event.idempotencyKey, token, options.completeOptions)).then(
       done,
       lost,
     );
   } catch (error) {
-    return Promise.resolve(lost(error));
+    return lost(error);
   }
 }
 
@@ -107,8 +117,8 @@ async function awaitHandler(
  * Runs one claimed event — the DESIGN rows "handler runs once", "handler throws" (500, claim
  * released) and "still running after 25 s" (503, claim kept — its lease renewed — until the
  * handler really ends). A handler that returns without a promise has already ended: no timer,
- * no lease renewal, no promise beyond the store's. Not itself async: the caller awaits the one
- * promise it returns.
+ * no lease renewal, no promise beyond the store's (none with the memory store). Not itself
+ * async: the caller awaits the one promise it returns, or takes the answer when there is none.
  */
 export function runClaimed(
   options: ResolvedOptions,
@@ -116,7 +126,7 @@ export function runClaimed(
   token: string,
   input: ReceiverInput,
   trace: RequestTrace,
-): Promise<ReceiverAnswer> {
+): ReceiverAnswer | Promise<ReceiverAnswer> {
   const context = new HandlerContext(event.idempotencyKey, event.webhookId, input);
   const handlerStart = performance.now();
   let result: unknown;
