@@ -33,6 +33,9 @@ const child = spawn(
     '--separate-threads=yes',
     `--callgrind-out-file=${out}`,
     process.execPath,
+    // Compilation and collection on the main thread too: the count then repeats within ~1% from
+    // run to run, where V8's background threads made it wander by ±3%.
+    '--single-threaded',
     '--import',
     'tsx',
     fileURLToPath(new URL('./callgrind-sender.ts', import.meta.url)),
@@ -70,7 +73,8 @@ try {
     child.stdin.write('\n');
   }
   await once(child, 'exit');
-  // Thread 1 runs JavaScript; the others compile and collect (and under valgrind far more than at full speed).
+  // Thread 1 runs JavaScript, and with --single-threaded compiles and collects too; any other
+  // thread is the platform's (under valgrind far busier than at full speed).
   let main = 0;
   let others = 0;
   for (const name of readdirSync(dir).filter((file) => file.startsWith('callgrind.out.1-'))) {

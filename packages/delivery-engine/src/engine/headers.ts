@@ -45,7 +45,8 @@ export function redactHeaders(headers: Readonly<Record<string, string>>): Readon
   }
   let copy: Record<string, string> | undefined;
   for (const name in headers) {
-    if (name.toLowerCase() === HEADERS.authorization) {
+    // The length first: no other header the engine sends has as many characters.
+    if (name.length === HEADERS.authorization.length && name.toLowerCase() === HEADERS.authorization) {
       copy ??= { ...headers };
       copy[name] = `${AUTH_SCHEME} ${REDACTED}`;
     }

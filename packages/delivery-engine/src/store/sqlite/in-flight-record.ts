@@ -35,7 +35,7 @@ export function inFlightRecord(
   return {
     writeIfChanged() {
       if (!options.owned() || reservations.version === writtenVersion) return;
-      write.run(JSON.stringify(reservations.snapshot()));
+      write.run(reservations.snapshotJson());
       writtenVersion = reservations.version;
     },
     changed() {

@@ -31,10 +31,11 @@ describe('Reservations', () => {
     const reservations = new Reservations();
     reservations.inherit([{ id: 'x', origin: 'o', attempts: 2 }]);
     reservations.take(row('a', 'o', 1));
-    expect(reservations.snapshot()).toEqual([
+    expect(JSON.parse(reservations.snapshotJson())).toEqual([
       ['a', 1],
       ['x', 2],
     ]);
+    expect(JSON.parse(new Reservations().snapshotJson())).toEqual([]);
     expect(reservations.running).toBe(1);
     expect(reservations.inheritedCount).toBe(1);
     // Taking an inherited delivery turns its hold into this process's reservation.

@@ -8,7 +8,11 @@ export interface Reservation {
   readonly lostLeases: number;
   /** Attempts the store had recorded when the delivery was taken: a result is recorded only if none came since. */
   readonly attempts: number;
+  /** `[id, attempts]` as JSON, made once: the record of attempts in flight is rewritten at every commit. */
+  readonly pairJson: string;
 }
+
+const pairJson = (id: string, attempts: number) => `[${JSON.stringify(id)},${attempts}]`;
 
 /** A delivery the previous owner had in flight when this process took the file over. */
 interface Inherited {
@@ -55,6 +59,7 @@ export class Reservations {
       token: ++this.#lastToken,
       lostLeases: row.lostLeases,
       attempts: row.attempts,
+      pairJson: pairJson(row.id, row.attempts),
     };
     this.#inherited.delete(row.id);
     this.#byId.set(row.id, reservation);
@@ -125,13 +130,15 @@ export class Reservations {
   }
 
   /**
-   * `[id, attempts]` of every reservation and inherited hold, as the owner records them for its
-   * successor: a predecessor that is still alive may still be sending the inherited ones.
+   * `[id, attempts]` of every reservation and inherited hold, as a JSON array, as the owner
+   * records them for its successor: a predecessor that is still alive may still be sending the
+   * inherited ones. Joined from each reservation's own JSON, so a commit serialises no id again.
    */
-  snapshot(): [string, number][] {
-    const pairs: [string, number][] = [...this.#byId.values()].map((r) => [r.id, r.attempts]);
-    for (const [id, hold] of this.#inherited) pairs.push([id, hold.attempts]);
-    return pairs;
+  snapshotJson(): string {
+    let json = '';
+    for (const reservation of this.#byId.values()) json += `${json === '' ? '' : ','}${reservation.pairJson}`;
+    for (const [id, hold] of this.#inherited) json += `${json === '' ? '' : ','}${pairJson(id, hold.attempts)}`;
+    return `[${json}]`;
   }
 
   get version(): number {

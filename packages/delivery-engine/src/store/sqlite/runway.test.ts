@@ -6,7 +6,8 @@ let rid = 0;
 const entry = (origin: string, durable: boolean, dueAt = 0): RunwayEntry => {
   rid++;
   const row = { rid, id: `d${rid}`, origin, next_attempt_at: dueAt } as DueRow;
-  return { row, reservation: { id: row.id, origin, token: rid, lostLeases: 0, attempts: 0 }, durable };
+  const reservation = { id: row.id, origin, token: rid, lostLeases: 0, attempts: 0, pairJson: `["${row.id}",0]` };
+  return { row, reservation, durable };
 };
 const request = { limit: 10, excludeOrigins: [] as string[] };
 
