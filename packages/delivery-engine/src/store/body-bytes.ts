@@ -2,8 +2,8 @@ import type { DeliveryClaim } from './store.js';
 
 /**
  * Where a store may leave a claim's body as the UTF-8 bytes it read. Decoding a 1 KB body into
- * a string, only for the transport to encode it again, was a tenth of what the engine spent per
- * attempt above the HTTP exchange; the bytes are sent and signed as they are.
+ * a string, only for the transport to encode it again, was about a tenth of what the engine
+ * spent per attempt above the HTTP exchange; the bytes are sent and signed as they are.
  */
 export const BODY_BYTES: unique symbol = Symbol('kyc.delivery-engine.bodyBytes');
 

@@ -50,7 +50,7 @@ export function dueReader(
   const reads = new Map<number, { readonly after: Statement; readonly fromStart: Statement }>();
   // The limit is written into the SQL, one statement per value: a bound `LIMIT ?` makes SQLite
   // prepare the statement again at every run (the planner uses the value), and better-sqlite3
-  // then compiles a new row function too; that was a tenth of the engine's work per delivery.
+  // then compiles a new row function too (a few thousand instructions per delivery).
   const readsFor = (limit: number) => {
     let read = reads.get(limit);
     if (read === undefined) {
