@@ -11,6 +11,7 @@ import { createDeliveryEngine } from '@kyc/delivery-engine';
 import { postgresDeliveryStore } from '@kyc/delivery-engine/postgres';
 import pg from 'pg';
 import { Agent, request } from 'undici';
+import { deliveryCounter } from './delivery-counter.js';
 import { sqliteThroughput } from './sqlite-throughput.js';
 
 interface Config {
@@ -89,11 +90,7 @@ async function postgresWorker(): Promise<void> {
   });
   const schema = `kyc_de_callgrind_${process.pid}`;
   const store = postgresDeliveryStore({ pool, schema });
-  let delivered = 0;
-  let done: () => void = () => undefined;
-  const finished = new Promise<void>((resolve) => {
-    done = resolve;
-  });
+  const counter = deliveryCounter(total, reached);
   const engine = createDeliveryEngine({
     store,
     allowPrivateNetworks: ['127.0.0.0/8'],
@@ -102,12 +99,7 @@ async function postgresWorker(): Promise<void> {
     perEndpointConcurrency: CONCURRENCY,
     leaseMs: 45_000,
     deadlineMs: 30_000,
-    onAttempt: (event) => {
-      if (event.state !== 'delivered') return;
-      delivered++;
-      reached(delivered);
-      if (delivered === total) done();
-    },
+    onAttempt: counter.onAttempt,
   });
   try {
     await store.migrate();
@@ -119,7 +111,7 @@ async function postgresWorker(): Promise<void> {
     await client.query('COMMIT');
     client.release();
     await engine.start();
-    await finished;
+    await counter.finished;
     await engine.stop();
   } finally {
     await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);

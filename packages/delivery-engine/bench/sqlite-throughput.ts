@@ -1,4 +1,5 @@
 import { createDeliveryEngine, type SqliteDurability, sqliteDeliveryStore } from '@kyc/delivery-engine';
+import { deliveryCounter } from './delivery-counter.js';
 
 export interface SqliteThroughputOptions {
   /** The receiver's URL (HTTPS on loopback). */
@@ -38,23 +39,14 @@ const cpuUs = () => {
 export async function sqliteThroughput(options: SqliteThroughputOptions): Promise<ThroughputFigures> {
   const { url, body, events, concurrency } = options;
   const store = sqliteDeliveryStore({ path: options.path, durability: options.durability ?? 'process-crash' });
-  let delivered = 0;
-  let done: () => void = () => undefined;
-  const finished = new Promise<void>((resolve) => {
-    done = resolve;
-  });
+  const counter = deliveryCounter(events, options.onDelivered);
   const engine = createDeliveryEngine({
     store,
     allowPrivateNetworks: ['127.0.0.0/8'],
     tls: { ca: options.ca },
     concurrency,
     perEndpointConcurrency: concurrency,
-    onAttempt: (event) => {
-      if (event.state !== 'delivered') return;
-      delivered++;
-      options.onDelivered?.(delivered);
-      if (delivered === events) done();
-    },
+    onAttempt: counter.onAttempt,
   });
   const endEnqueue = await options.observe?.('enqueue');
   const enqueueCpu = cpuUs();
@@ -65,7 +57,8 @@ export async function sqliteThroughput(options: SqliteThroughputOptions): Promis
   const started = performance.now();
   const deliveryCpu = cpuUs();
   await engine.start();
-  await Promise.race([finished, new Promise((resolve) => setTimeout(resolve, 120_000))]);
+  await Promise.race([counter.finished, new Promise((resolve) => setTimeout(resolve, 120_000))]);
+  const delivered = counter.delivered();
   const rate = delivered / ((performance.now() - started) / 1000);
   const cpuUsPerDelivery = (cpuUs() - deliveryCpu) / Math.max(1, delivered);
 
