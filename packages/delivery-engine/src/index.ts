@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 export { DeliveryEngineError, type DeliveryEngineErrorCode } from './delivery-engine-error.js';
+export type { Lane, LanesSnapshot, SlowOrigin, SlowReason } from './engine/attempt-slots.js';
 export { type Clock, systemClock } from './engine/clock.js';
 export { createDeliveryEngine } from './engine/create-delivery-engine.js';
 export type { DeliveryEngine, EnqueueResult, LoopHealth, StopOptions } from './engine/delivery-engine.js';

@@ -58,6 +58,7 @@ describe('sqliteDeliveryStore options', () => {
         { version: 2, description: expect.stringContaining('trace context') },
         { version: 3, description: expect.stringContaining('owning process') },
         { version: 4, description: expect.stringContaining('owner generation') },
+        { version: 5, description: expect.stringContaining('indexed by origin') },
       ]);
       // A newer engine added a version and this worker was left on the old code.
       raw.prepare(`INSERT INTO delivery_schema_migrations VALUES (${SCHEMA_VERSION + 1}, 'from the future', 0)`).run();
@@ -114,8 +115,14 @@ describe('sqliteDeliveryStore schema upgrade', () => {
       await store.close();
       const check = new Database(path);
       const versions = check.prepare(`SELECT version FROM ${t.migrations} ORDER BY version`).all();
+      const indexes = check
+        .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'deliveries' AND sql IS NOT NULL`)
+        .pluck()
+        .all();
       check.close();
-      expect(versions).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+      expect(versions).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
+      // Claims read one origin at a time: the index by due time alone, which they walked, is gone.
+      expect(indexes.sort()).toEqual(['deliveries_created', 'deliveries_origin_due']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DeliveryStore } from '../src/index.js';
+import { storeFairnessConformance } from './store-fairness-conformance.js';
 import { storeReadConformance } from './store-read-conformance.js';
 import { attempt, type ConformanceFixture, delivery, LEASE, T0 } from './support/conformance-rows.js';
 
@@ -221,6 +222,7 @@ export function storeConformance(name: string, open: () => Promise<ConformanceFi
     });
 
     storeReadConformance(() => ({ fixture, store, claim }));
+    storeFairnessConformance(() => store);
   });
 }
 

@@ -1,6 +1,6 @@
 import type { ClaimRequest } from '../store/store.js';
+import type { ClaimRoom } from './attempt-slots.js';
 import type { Clock } from './clock.js';
-import type { EndpointLimiter } from './endpoint-limiter.js';
 import type { ResolvedOptions } from './options.js';
 
 /**
@@ -10,23 +10,15 @@ import type { ResolvedOptions } from './options.js';
 const claimHoldMs = (leaseRealMs: number, deadlineMs: number): number =>
   Math.max(0, Math.min(1000, Math.floor((leaseRealMs - deadlineMs) / 4)));
 
-/** The engine's claim for `limit` free slots, at this moment of its clock and its endpoints' load. */
-export function claimRequest(
-  clock: Clock,
-  options: ResolvedOptions,
-  limiter: EndpointLimiter,
-  limit: number,
-): ClaimRequest {
+/** The engine's claim for the free slots of `room`, at this moment of its clock. */
+export function claimRequest(clock: Clock, options: ResolvedOptions, room: ClaimRoom): ClaimRequest {
   const leaseRealMs = clock.realMs?.(options.leaseMs) ?? options.leaseMs;
   return {
+    ...room,
     now: clock.now(),
     elapsed: clock.elapsed?.() ?? clock.now(),
-    limit,
     leaseMs: options.leaseMs,
     leaseRealMs,
     holdMs: claimHoldMs(leaseRealMs, options.deadlineMs),
-    excludeOrigins: limiter.saturated(),
-    maxPerOrigin: options.perEndpointConcurrency,
-    busyOrigins: limiter.busy(),
   };
 }

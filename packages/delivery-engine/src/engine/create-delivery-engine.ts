@@ -2,11 +2,11 @@ import { setMaxListeners } from 'node:events';
 import { DeliveryEngineError } from '../delivery-engine-error.js';
 import { createEngineTelemetry, type EngineTelemetry, NOOP_TELEMETRY } from '../telemetry/engine-telemetry.js';
 import { loadOpenTelemetryApi } from '../telemetry/load-api.js';
+import { createAttemptSlots } from './attempt-slots.js';
 import { checkFilter, checkGrace, checkId, showId } from './check-input.js';
 import { claimRequest } from './claim-request.js';
 import { type Clock, systemClock } from './clock.js';
 import type { DeliveryEngine } from './delivery-engine.js';
-import { createEndpointLimiter } from './endpoint-limiter.js';
 import { type DeliveryEngineOptions, resolveOptions } from './options.js';
 import { type AttemptContext, describe, runAttempt } from './run-attempt.js';
 import { createSender } from './sender.js';
@@ -37,8 +37,14 @@ export function createDeliveryEngine<Transaction = never>(
   const store = options.store;
   const clock: Clock = options.clock ?? systemClock;
   const logger = options.logger;
-  const limiter = createEndpointLimiter(resolved.perEndpointConcurrency);
   const wakeup = createWakeup();
+  const slots = createAttemptSlots({
+    concurrency: resolved.concurrency,
+    slowConcurrency: resolved.slowConcurrency,
+    perEndpoint: resolved.perEndpointConcurrency,
+    slowAfterMs: resolved.slowAfterMs,
+    onRoom: () => wakeup.wake(),
+  });
   const sender = createSender(options, resolved.deadlineMs);
   const checkUrl = createUrlCheck(options);
   const gate = createStoreGate(store, logger);
@@ -51,8 +57,6 @@ export function createDeliveryEngine<Transaction = never>(
           if (api !== undefined) telemetry = createEngineTelemetry(api, options.telemetry || undefined);
         });
   let unobserve: (() => void) | undefined;
-  /** Attempts holding a concurrency slot: from claim until the HTTP exchange ends. */
-  const inFlight = new Set<symbol>();
   /** Every attempt not yet finished, recording included: what `stop()` waits for. */
   const unfinished = new Set<Promise<void>>();
   let abort = new AbortController();
@@ -85,16 +89,17 @@ export function createDeliveryEngine<Transaction = never>(
     telemetry,
   });
 
-  /** Claims as much due work as there are free slots; `true` if it may be worth claiming again at once. */
+  /** Claims as much due work as the lanes have free slots; `true` if it may be worth claiming again at once. */
   async function fill(): Promise<boolean> {
-    const free = resolved.concurrency - inFlight.size;
-    if (free <= 0) return false;
-    const claims = await store.claim(claimRequest(clock, resolved, limiter, free));
+    const room = slots.room();
+    if (room === undefined) return false;
+    const claims = await store.claim(claimRequest(clock, resolved, room));
     const ctx = context();
     for (const claim of claims) {
-      if (!limiter.tryAcquire(claim.origin)) {
-        // A store that ignores `maxPerOrigin` may return more of one endpoint than fits: give
-        // the surplus back (no lost lease) so it does not wait in memory holding a lease.
+      const slot = slots.acquire(claim.origin);
+      if (slot === undefined) {
+        // A store that ignores the lanes or `maxPerOrigin` may return more than fits: give the
+        // surplus back (no lost lease) so it does not wait in memory holding a lease.
         await store.release(claim).catch((error: unknown) => {
           logger?.warn?.('could not release a surplus claim; it is retried when its lease ends', {
             deliveryId: claim.id,
@@ -103,15 +108,9 @@ export function createDeliveryEngine<Transaction = never>(
         });
         continue;
       }
-      const slot = Symbol(claim.id);
-      inFlight.add(slot);
       // The slot is given back as soon as the exchange ends, before its result is written, so
-      // the store's group commit never holds an HTTP slot idle.
-      const freeSlot = () => {
-        if (!inFlight.delete(slot)) return;
-        limiter.release(claim.origin);
-        wakeup.wake();
-      };
+      // the store's group commit never holds an HTTP slot idle (a second call does nothing).
+      const freeSlot = (timedOut = false) => slots.release(slot, timedOut);
       const task: Promise<void> = runAttempt(ctx, claim, freeSlot)
         // runAttempt handles every expected failure; anything else (a corrupt stored secret, a
         // bug) must not become an unhandled rejection that ends the process: the lease ends
@@ -128,17 +127,18 @@ export function createDeliveryEngine<Transaction = never>(
         });
       unfinished.add(task);
     }
-    return claims.length > 0 && inFlight.size < resolved.concurrency;
+    return claims.length > 0 && slots.room() !== undefined;
   }
 
   async function idle(): Promise<void> {
-    if (inFlight.size >= resolved.concurrency) {
-      // Every slot is taken: only a freed slot or stop() gives work, and each wakes the loop.
+    const room = slots.room();
+    if (room === undefined) {
+      // Every slot is taken: only a freed or moved slot, or stop(), gives work, and each wakes the loop.
       passStartedAt = undefined;
       await wakeup.wait();
       return;
     }
-    const due = await store.nextDueAt(limiter.saturated());
+    const due = await store.nextDueAt(room.excludeOrigins, room);
     const sleepMs = due === undefined ? resolved.pollIntervalMs : Math.min(resolved.pollIntervalMs, due - clock.now());
     // From here on the loop waits (for work, a wake-up or a retry of a racing claim): not busy.
     passStartedAt = undefined;
@@ -221,8 +221,8 @@ export function createDeliveryEngine<Transaction = never>(
         // Subscribed before `running`: if LISTEN fails, start() rejects and may simply be called again.
         if (store.subscribe !== undefined) unsubscribe = await store.subscribe(() => wakeup.wake());
         abort = new AbortController();
-        // Every attempt in flight listens on this one signal; the count is bounded by `concurrency`.
-        setMaxListeners(resolved.concurrency + 10, abort.signal);
+        // Every attempt in flight listens on this one signal; the count is bounded by both lanes.
+        setMaxListeners(resolved.concurrency + resolved.slowConcurrency + 10, abort.signal);
         running = true;
         loop = run();
       })().finally(() => {
@@ -251,6 +251,7 @@ export function createDeliveryEngine<Transaction = never>(
         abort.abort();
         await settledUnlessHeld(unfinished, store);
         await sender.close();
+        slots.close();
         await unsubscribe?.();
         unsubscribe = undefined;
         unobserve?.();
@@ -274,7 +275,7 @@ export function createDeliveryEngine<Transaction = never>(
     loopHealth() {
       const busyMs = passStartedAt === undefined ? 0 : Math.round(performance.now() - passStartedAt);
       const storeHealth = store.health?.();
-      return { running, busyMs, ...(storeHealth !== undefined && { store: storeHealth }) };
+      return { running, busyMs, lanes: slots.snapshot(), ...(storeHealth !== undefined && { store: storeHealth }) };
     },
 
     async redeliver(id) {

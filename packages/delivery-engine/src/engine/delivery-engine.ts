@@ -1,4 +1,5 @@
 import type { DeliveryFilter, DeliveryRecord, DeliverySummary, InsertOptions, StoreHealth } from '../store/store.js';
+import type { LanesSnapshot } from './attempt-slots.js';
 import type { WebhookEvent } from './prepare-event.js';
 
 /** What `enqueue` resolves with once the event is stored. */
@@ -56,6 +57,12 @@ export interface LoopHealth {
    * nothing is being claimed, while `running` still says `true`.
    */
   readonly busyMs: number;
+  /**
+   * Attempts in flight in each lane, and the endpoints that count as slow (hanging or answering
+   * after `slowAfterMs`): how many attempts each holds and for how long. A slow lane near its
+   * capacity means many endpoints hang at once; the prompt lane is what the others use.
+   */
+  readonly lanes: LanesSnapshot;
   /**
    * The store's own account (stores that keep one: SQLite): whether it can write, whether another
    * engine fenced this one off, and how many finished results it holds until it can write. A probe

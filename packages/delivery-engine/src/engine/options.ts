@@ -44,9 +44,23 @@ export interface DeliveryEngineOptions<Transaction = never> {
   readonly allowPrivateNetworks?: readonly string[];
   /** An explicit HTTP proxy URL. Proxy environment variables are ignored. */
   readonly proxy?: string;
-  /** Attempts in flight at once in this process (default 16). */
+  /**
+   * Attempts in flight at once in this process to endpoints that answer promptly: the prompt lane
+   * (default 16). An attempt still unanswered after `slowAfterMs` leaves it for the slow lane.
+   */
   readonly concurrency?: number;
-  /** Attempts in flight at once per endpoint origin in this process (default 4). */
+  /**
+   * Attempts in flight at once in this process to endpoints that hang or answer late: the slow
+   * lane, which such endpoints share among themselves (default 1024, ~256 endpoints hanging at the
+   * per-endpoint cap). Each is an open socket and a few kilobytes; none costs CPU while it waits.
+   */
+  readonly slowConcurrency?: number;
+  /**
+   * An attempt not answered within this many milliseconds moves to the slow lane, and its
+   * endpoint counts as slow until an attempt answers within it again (default 250).
+   */
+  readonly slowAfterMs?: number;
+  /** Attempts in flight at once per endpoint origin in this process, in both lanes together (default 4). */
   readonly perEndpointConcurrency?: number;
   /** How long a claim lasts; must exceed `deadlineMs` (default 45 000 ms). */
   readonly leaseMs?: number;
@@ -92,6 +106,8 @@ export interface DeliveryEngineOptions<Transaction = never> {
 /** The options with every default applied. */
 export interface ResolvedOptions {
   readonly concurrency: number;
+  readonly slowConcurrency: number;
+  readonly slowAfterMs: number;
   readonly perEndpointConcurrency: number;
   readonly leaseMs: number;
   readonly deadlineMs: number;
@@ -100,6 +116,14 @@ export interface ResolvedOptions {
   readonly maxWorkerLosses: number;
   readonly propagateTraceContext: boolean;
 }
+
+/** The slow lane's size: ~256 endpoints hanging at the default per-endpoint cap of 4. */
+export const DEFAULT_SLOW_CONCURRENCY = 1024;
+/**
+ * How long an attempt may go unanswered in the prompt lane. It bounds what endpoints that start
+ * hanging can cost the others: for at most this long, their attempts hold prompt slots.
+ */
+export const DEFAULT_SLOW_AFTER_MS = 250;
 
 /** Time an attempt's result needs to be written after its deadline: the lease covers both. */
 export const DEFAULT_LEASE_MARGIN_MS = 15_000;
@@ -178,6 +202,14 @@ export function resolveOptions<T>(options: DeliveryEngineOptions<T>): ResolvedOp
     1,
     WEBHOOK_RESPONSE_DEADLINE_MS,
   );
+  const slowConcurrency = integer('slowConcurrency', options.slowConcurrency, DEFAULT_SLOW_CONCURRENCY, 1, 65_536);
+  const slowAfterMs = integer(
+    'slowAfterMs',
+    options.slowAfterMs,
+    Math.min(DEFAULT_SLOW_AFTER_MS, deadlineMs),
+    1,
+    deadlineMs,
+  );
   const leaseMs = integer('leaseMs', options.leaseMs, deadlineMs + DEFAULT_LEASE_MARGIN_MS, deadlineMs + 1, 3_600_000);
   const pollIntervalMs = integer('pollIntervalMs', options.pollIntervalMs, 1000, 5, 3_600_000);
   const maxWorkerLosses = integer('maxWorkerLosses', options.maxWorkerLosses, 3, 1, 100);
@@ -189,6 +221,8 @@ export function resolveOptions<T>(options: DeliveryEngineOptions<T>): ResolvedOp
   checkShape(options);
   return {
     concurrency,
+    slowConcurrency,
+    slowAfterMs,
     perEndpointConcurrency,
     leaseMs,
     deadlineMs,

@@ -38,10 +38,14 @@ const TRACEPARENT_HEADER = 'traceparent';
 
 /**
  * One attempt of one claimed delivery, start to finish: build the headers, send, call `sent`
- * (the HTTP slot is free again), decide the next state, record it under the claim's fencing token. Errors never escape: a failed write
+ * (the HTTP slot is free again; `true` if the exchange ran out of time), decide the next state, record it under the claim's fencing token. Errors never escape: a failed write
  * leaves the lease to expire, and the delivery is retried (at-least-once).
  */
-export async function runAttempt(ctx: AttemptContext, claim: DeliveryClaim, sent: () => void): Promise<void> {
+export async function runAttempt(
+  ctx: AttemptContext,
+  claim: DeliveryClaim,
+  sent: (timedOut: boolean) => void,
+): Promise<void> {
   const attemptNumber = claim.attempts + 1;
   const startedAt = ctx.clock.now();
   let headers: Record<string, string> = {};
@@ -73,7 +77,7 @@ export async function runAttempt(ctx: AttemptContext, claim: DeliveryClaim, sent
     }
     result = await ctx.send({ url: claim.url, headers, body }, ctx.abort, claim);
   }
-  sent();
+  sent(result.outcome === 'timeout');
   // Aborted by stop() before the exchange ended: give the claim back unrecorded. An exchange
   // that finished before the abort (any other outcome) is recorded like any other, so a 200
   // that arrived just in time is not sent again.

@@ -135,9 +135,11 @@ export function postgresDeliveryStore(options: PostgresDeliveryStoreOptions): De
         r.leaseRealMs ?? r.leaseMs,
         r.limit,
         r.excludeOrigins,
-        r.maxPerOrigin ?? r.limit,
+        r.maxPerOrigin ?? r.limit + (r.slow?.limit ?? 0),
         (r.busyOrigins ?? []).map(([origin]) => origin),
         (r.busyOrigins ?? []).map(([, inFlight]) => inFlight),
+        r.slow?.origins ?? [],
+        r.slow?.limit ?? 0,
       ]);
       return result.rows.map(toClaim).sort((a, b) => a.dueAt - b.dueAt);
     },
@@ -166,10 +168,17 @@ export function postgresDeliveryStore(options: PostgresDeliveryStoreOptions): De
 
     release,
 
-    async nextDueAt(exclude) {
-      const heldDue = claims.nextHeldDue(exclude);
+    async nextDueAt(exclude, lanes) {
+      const heldDue = claims.nextHeldDue(exclude, lanes);
       if (heldDue !== undefined) return heldDue;
-      const at = (await run('nextDueAt', sql.nextDueAt, [exclude])).rows[0]?.at;
+      const at = (
+        await run('nextDueAt', sql.nextDueAt, [
+          exclude,
+          lanes?.slow?.origins ?? [],
+          lanes === undefined || lanes.limit > 0,
+          lanes === undefined || (lanes.slow?.limit ?? 0) > 0,
+        ])
+      ).rows[0]?.at;
       return at === null || at === undefined ? undefined : Number(at);
     },
 

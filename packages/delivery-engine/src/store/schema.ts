@@ -11,6 +11,8 @@ export interface TableNames {
   /** SQLite owner mode: who owns the file, and which deliveries it had in flight at its last commit. */
   readonly owner: string;
   readonly prefix: string;
+  /** `schema.` when a Postgres schema was given, else empty: what names an index to drop. */
+  readonly qualifier: string;
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,40}$/;
@@ -35,6 +37,7 @@ export function tableNames(prefix: string, schema?: string): TableNames {
   const q = schema === undefined ? '' : `${schema}.`;
   return {
     prefix,
+    qualifier: q,
     deliveries: `${q}${prefix}deliveries`,
     attempts: `${q}${prefix}delivery_attempts`,
     redeliveries: `${q}${prefix}delivery_redeliveries`,
@@ -162,7 +165,25 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
     postgres: (t) => [unrecordedSendsColumn(t), ...refuseOldClaims(t)],
   },
+  {
+    version: 5,
+    description: 'pending deliveries indexed by origin, then due time: claims go round the origins',
+    sqlite: (t) => originDueIndex(t),
+    postgres: (t) => originDueIndex(t),
+  },
 ];
+
+/**
+ * Claims and idle passes read one origin at a time, so an origin's backlog is walked by no one
+ * else's claim; the index by due time alone, which every claim walked past saturated origins'
+ * rows, goes (one index per write, as before).
+ */
+function originDueIndex(t: TableNames): string[] {
+  return [
+    `CREATE INDEX IF NOT EXISTS ${t.prefix}deliveries_origin_due ON ${t.deliveries} (origin, next_attempt_at) WHERE state = 'pending'`,
+    `DROP INDEX IF EXISTS ${t.qualifier}${t.prefix}deliveries_due`,
+  ];
+}
 
 /**
  * How many earlier sends of the delivery ended without a recorded result (a crash, a fenced-off

@@ -146,6 +146,15 @@ export interface DeliveryFilter {
   readonly limit?: number;
 }
 
+/** The slow lane of a claim (see {@link ClaimRequest.slow}). */
+export interface SlowLane {
+  readonly origins: readonly string[];
+  readonly limit: number;
+}
+
+/** Which lanes of a claim have room: what {@link DeliveryStore.nextDueAt} asks about. */
+export type LaneRoom = Pick<ClaimRequest, 'limit' | 'slow'>;
+
 /** Arguments of {@link DeliveryStore.claim}. */
 export interface ClaimRequest {
   /** The engine clock's time: what is due by now is claimable. */
@@ -155,7 +164,17 @@ export interface ClaimRequest {
    * that keeps holds in memory times them on it. Without it, `now` is used.
    */
   readonly elapsed?: number;
+  /**
+   * At most this many deliveries of origins outside `slow.origins`: the free slots of the engine's
+   * prompt lane. Without `slow`, every origin counts against it.
+   */
   readonly limit: number;
+  /**
+   * The engine's slow lane: origins that lately hung or answered slowly, and how many of their
+   * deliveries it has room for. Their deliveries count against `slow.limit`, never `limit`, so
+   * endpoints that hang share a budget of their own and cannot take the slots that others need.
+   */
+  readonly slow?: SlowLane;
   readonly leaseMs: number;
   /**
    * `leaseMs` in real milliseconds (the engine clock may run faster than the wall's, as a scaled
@@ -221,7 +240,9 @@ export interface DeliveryStore<Transaction = never> {
    */
   insert(delivery: NewDelivery, options?: InsertOptions<Transaction>): Promise<{ created: boolean }>;
   /**
-   * Leases up to `limit` due deliveries, oldest due first: the lease ends at `now + leaseMs`, at
+   * Leases up to `limit` due deliveries (and up to `slow.limit` of the slow lane's origins),
+   * taking them round-robin across origins, oldest due first within each, and never walking one
+   * origin's backlog row by row: the lease ends at `now + leaseMs`, at
    * which point the delivery is due again. A claim of a delivery whose previous lease ended
    * without a result counts one lost lease. The lease may live in the store (many processes)
    * or in memory (one owning process): either way it outlasts no process that holds it.
@@ -240,8 +261,13 @@ export interface DeliveryStore<Transaction = never> {
    * and has not handed out. The engine calls it when its loop stops. Optional.
    */
   releaseHeld?(): Promise<void>;
-  /** The earliest time a pending delivery (outside `excludeOrigins`) is due, or `undefined`. */
-  nextDueAt(excludeOrigins: readonly string[]): Promise<number | undefined>;
+  /**
+   * The earliest time a pending delivery (outside `excludeOrigins`) is due, or `undefined`. With
+   * `lanes`, only origins whose lane has room count: origins outside `lanes.slow.origins` while
+   * `lanes.limit` > 0, those inside while `lanes.slow.limit` > 0. Its cost must not grow with one
+   * origin's backlog (an idle engine asks it at every pass).
+   */
+  nextDueAt(excludeOrigins: readonly string[], lanes?: LaneRoom): Promise<number | undefined>;
   get(id: string): Promise<DeliveryRecord | undefined>;
   list(filter?: DeliveryFilter): Promise<DeliverySummary[]>;
   /** Starts a new round of attempts now for a delivered or failed delivery. */

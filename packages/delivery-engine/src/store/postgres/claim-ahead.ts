@@ -1,5 +1,11 @@
-import { takeWithRoom } from '../origin-room.js';
-import type { ClaimRequest, DeliveryClaim } from '../store.js';
+import { laneOpen, OriginRoom, slowOriginsOf, takeWithRoom } from '../origin-room.js';
+import type { ClaimRequest, DeliveryClaim, LaneRoom } from '../store.js';
+
+/** How many of `rows` count against the prompt lane of `request`. */
+function promptRows(request: ClaimRequest, rows: readonly DeliveryClaim[]): number {
+  const slow = slowOriginsOf(request);
+  return rows.reduce((n, claim) => (slow.has(claim.origin) ? n : n + 1), 0);
+}
 
 /**
  * How many deliveries a worker claims beyond its free slots while the queue is deep. Slots free
@@ -46,7 +52,7 @@ export function claimAhead({ claimRows, release }: ClaimAheadParts) {
       const holdMs = r.holdMs ?? 0;
       if (held.length === 0 && (holdMs <= 0 || !deep)) {
         const rows = await claimRows(r);
-        deep = holdMs > 0 && rows.length === r.limit;
+        deep = holdMs > 0 && promptRows(r, rows) === r.limit;
         return rows;
       }
       // Held rows are in claim order: the stale ones, if any, are a prefix.
@@ -60,33 +66,39 @@ export function claimAhead({ claimRows, release }: ClaimAheadParts) {
       const first = takeWithRoom(held, r, (entry) => entry.claim.origin);
       held = first.kept;
       const handed = first.taken.map((entry) => entry.claim);
-      const want = r.limit - handed.length;
-      if (want <= 0 || holdMs <= 0) return handed;
+      const room = new OriginRoom(
+        r,
+        handed.map((claim) => claim.origin),
+      );
+      if (room.full || holdMs <= 0) return handed;
+      // Only the prompt lane claims ahead: a slow origin's slots free once in many seconds.
       const ahead = deep ? CLAIM_AHEAD_ROWS : 0;
       const maxPerOrigin = r.maxPerOrigin ?? r.limit;
       const busy = new Map<string, number>(r.busyOrigins);
       for (const origin of [...handed, ...held.map((entry) => entry.claim)].map((claim) => claim.origin)) {
         busy.set(origin, (busy.get(origin) ?? 0) + 1);
       }
+      const request: ClaimRequest = {
+        ...r,
+        limit: room.promptLeft + ahead,
+        ...(r.slow !== undefined && { slow: { origins: r.slow.origins, limit: room.slowLeft } }),
+        maxPerOrigin: ahead > 0 ? maxPerOrigin * AHEAD_PER_ORIGIN_FACTOR : maxPerOrigin,
+        busyOrigins: [...busy],
+      };
       let rows: DeliveryClaim[];
       try {
-        rows = await claimRows({
-          ...r,
-          limit: want + ahead,
-          maxPerOrigin: ahead > 0 ? maxPerOrigin * AHEAD_PER_ORIGIN_FACTOR : maxPerOrigin,
-          busyOrigins: [...busy],
-        });
+        rows = await claimRows(request);
       } catch (error) {
         // Held rows already taken go out all the same (their leases run); the failure shows at
         // the next claim that has nothing held to give.
         if (handed.length > 0) return handed;
         throw error;
       }
-      deep = rows.length === want + ahead;
+      deep = promptRows(request, rows) === request.limit;
       const at = performance.now();
       const claimed = takeWithRoom(
         rows.map((claim) => ({ claim, at })),
-        { ...r, limit: r.limit },
+        r,
         (entry) => entry.claim.origin,
         { alreadyTaken: handed.map((claim) => claim.origin) },
       );
@@ -94,12 +106,13 @@ export function claimAhead({ claimRows, release }: ClaimAheadParts) {
       return handed.concat(claimed.taken.map((entry) => entry.claim)).sort((a, b) => a.dueAt - b.dueAt);
     },
 
-    /** The earliest due time held for an origin not in `exclude` (held deliveries are due now). */
-    nextHeldDue(exclude: readonly string[]): number | undefined {
+    /** The earliest due time held for an origin not in `exclude` whose lane is open (held deliveries are due now). */
+    nextHeldDue(exclude: readonly string[], lanes?: LaneRoom): number | undefined {
       let earliest: number | undefined;
+      const slow = slowOriginsOf(lanes);
       for (const { claim } of held) {
-        if (!exclude.includes(claim.origin) && (earliest === undefined || claim.dueAt < earliest))
-          earliest = claim.dueAt;
+        if (exclude.includes(claim.origin) || !laneOpen(lanes, slow, claim.origin)) continue;
+        if (earliest === undefined || claim.dueAt < earliest) earliest = claim.dueAt;
       }
       return earliest;
     },

@@ -32,9 +32,20 @@ const DB_NOW = '(extract(epoch FROM now()) * 1000)::bigint';
  */
 const CLAIMABLE = (now: string) => `next_attempt_at <= ${now} AND (leased = 0 OR ${LEASE_END} <= ${DB_NOW})`;
 
+/**
+ * `o(origin)`: every origin with a pending delivery, by a loose scan of the index (origin,
+ * next_attempt_at): each step seeks the next origin, so an origin's backlog is never walked.
+ */
+const originsOf = (deliveries: string) => `o(origin) AS (
+  (SELECT origin FROM ${deliveries} WHERE state = 'pending' ORDER BY origin LIMIT 1)
+  UNION ALL
+  SELECT (SELECT d.origin FROM ${deliveries} d WHERE d.state = 'pending' AND d.origin > o.origin ORDER BY d.origin LIMIT 1)
+    FROM o WHERE o.origin IS NOT NULL)`;
+
 /** Every SQL text of one Postgres store (one schema and table prefix). */
 export function postgresStatements(t: TableNames, channel: string) {
   const notify = `pg_notify('${channel}', '')`;
+  const ORIGINS = originsOf(t.deliveries);
   const claimColumns = CLAIM_COLUMNS.split(', ')
     .filter((column) => column !== 'due_at')
     .map((column) => `d.${column}`)
@@ -52,24 +63,39 @@ export function postgresStatements(t: TableNames, channel: string) {
        SELECT count(*)::int AS n, ${notify} FROM i`,
     ),
 
-    // The oldest claimable rows nobody holds, then at most each origin's room among them: window
-    // functions may not sit beside FOR UPDATE, so they rank the locked candidates a level up. The
-    // update changes no indexed column, so Postgres can write it in place (a HOT update).
+    // Round the origins, never along one origin's backlog: a loose scan of the index (origin,
+    // next_attempt_at) visits each origin with pending rows once; each origin with room gets its
+    // oldest claimable row's due time (one probe), the oldest of those in each lane are chosen
+    // (the prompt lane: $3 of them, the slow lane's origins $8: $9), and only their rows are
+    // locked, at most their room each, then taken a turn at a time. The update changes no indexed
+    // column, so Postgres can write it in place (a HOT update).
     claim: statement(
-      `WITH cand AS (SELECT id, origin, next_attempt_at FROM ${t.deliveries}
-                      WHERE state = 'pending' AND ${CLAIMABLE('$1')} AND NOT (origin = ANY($4::text[]))
-                      ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED),
+      `WITH RECURSIVE ${ORIGINS},
             busy AS (SELECT * FROM unnest($6::text[], $7::int[]) AS b(origin, n)),
-            c AS (SELECT r.id FROM (SELECT id, origin, next_attempt_at,
-                                           row_number() OVER (PARTITION BY origin ORDER BY next_attempt_at) AS n
-                                      FROM cand) r
-                    LEFT JOIN busy b ON b.origin = r.origin
-                   WHERE r.n <= $5 - coalesce(b.n, 0)
-                   ORDER BY r.next_attempt_at LIMIT $3)
+            room AS (SELECT o.origin, o.origin = ANY($8::text[]) AS slow, $5::int - coalesce(b.n, 0) AS n
+                       FROM o LEFT JOIN busy b ON b.origin = o.origin
+                      WHERE o.origin IS NOT NULL AND NOT (o.origin = ANY($4::text[]))),
+            heads AS (SELECT r.*, (SELECT min(next_attempt_at) FROM ${t.deliveries} d
+                                    WHERE d.state = 'pending' AND d.origin = r.origin AND ${CLAIMABLE('$1')}) AS head
+                        FROM room r WHERE r.n > 0 AND (CASE WHEN r.slow THEN $9::int ELSE $3::int END) > 0),
+            chosen AS (SELECT * FROM (SELECT h.*, row_number() OVER (PARTITION BY h.slow ORDER BY h.head) AS k
+                                        FROM heads h WHERE h.head IS NOT NULL) ranked
+                        WHERE k <= CASE WHEN slow THEN $9::int ELSE $3::int END),
+            cand AS (SELECT c.id, c.next_attempt_at, ch.slow,
+                            row_number() OVER (PARTITION BY ch.origin ORDER BY c.next_attempt_at) AS turn
+                       FROM chosen ch CROSS JOIN LATERAL (
+                            SELECT id, next_attempt_at FROM ${t.deliveries} d
+                             WHERE d.state = 'pending' AND d.origin = ch.origin AND ${CLAIMABLE('$1')}
+                             ORDER BY d.next_attempt_at LIMIT least(ch.n, CASE WHEN ch.slow THEN $9::int ELSE $3::int END)
+                             FOR UPDATE SKIP LOCKED) c),
+            c AS (SELECT id FROM (SELECT id, slow,
+                                         row_number() OVER (PARTITION BY slow ORDER BY turn, next_attempt_at) AS k
+                                    FROM cand) x
+                   WHERE k <= CASE WHEN slow THEN $9::int ELSE $3::int END)
        UPDATE ${t.deliveries} d
           SET lost_leases = d.lost_leases + d.leased, leased = 1, lease_token = d.lease_token + 1,
               lease_until = ${DB_NOW} + $2
-         FROM c WHERE d.id = c.id
+        WHERE d.id = ANY(ARRAY(SELECT id FROM c))
        RETURNING ${claimColumns}, d.next_attempt_at AS due_at`,
     ),
 
@@ -99,13 +125,19 @@ export function postgresStatements(t: TableNames, channel: string) {
        SELECT count(*)::int AS n, ${notify} FROM u`,
     ),
 
-    // The earliest due time of an unleased delivery, walking the due index. Lease ends are the
-    // database's time, which the engine's sleep cannot be measured against: a delivery whose
-    // lease ends (its worker died) is found by the next poll or wake-up.
+    // The earliest due time of an unleased delivery, one probe per origin (the loose scan), of
+    // origins not excluded ($1) whose lane is open (the prompt lane's while $3, the slow lane's
+    // origins $2 while $4). Lease ends are the database's time, which the engine's sleep cannot be
+    // measured against: a delivery whose lease ends (its worker died) is found by the next poll
+    // or wake-up.
     nextDueAt: statement(
-      `SELECT next_attempt_at AS at FROM ${t.deliveries}
-        WHERE state = 'pending' AND leased = 0 AND NOT (origin = ANY($1::text[]))
-        ORDER BY next_attempt_at LIMIT 1`,
+      `WITH RECURSIVE ${ORIGINS}
+       SELECT min((SELECT next_attempt_at FROM ${t.deliveries} d
+                    WHERE d.state = 'pending' AND d.origin = o.origin AND d.leased = 0
+                    ORDER BY d.next_attempt_at LIMIT 1)) AS at
+         FROM o
+        WHERE o.origin IS NOT NULL AND NOT (o.origin = ANY($1::text[]))
+          AND (CASE WHEN o.origin = ANY($2::text[]) THEN $4::boolean ELSE $3::boolean END)`,
     ),
 
     queueStats: statement(

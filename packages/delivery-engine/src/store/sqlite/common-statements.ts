@@ -18,8 +18,8 @@ export interface CommonStatements {
   /** The delivery, its attempt log and its redeliveries, from one read snapshot. */
   read(id: string): DeliveryRecord | undefined;
   list(filter: DeliveryFilter | undefined): DeliverySummary[];
-  /** Runs inside the caller's write transaction. */
-  redeliver(id: string, now: number): RedeliverResult;
+  /** Runs inside the caller's write transaction; `origin` is the delivery's, when it started. */
+  redeliver(id: string, now: number): { readonly result: RedeliverResult; readonly origin?: string };
 }
 
 export function prepareCommon({ db, t }: SqliteFile): CommonStatements {
@@ -32,7 +32,7 @@ export function prepareCommon({ db, t }: SqliteFile): CommonStatements {
   const getRedeliveries = db.prepare(
     `SELECT round, requested_at FROM ${t.redeliveries} WHERE delivery_id = ? ORDER BY round`,
   );
-  const stateOf = db.prepare(`SELECT state, round FROM ${t.deliveries} WHERE id = ?`);
+  const stateOf = db.prepare(`SELECT state, round, origin FROM ${t.deliveries} WHERE id = ?`);
   const restart = db.prepare(
     `UPDATE ${t.deliveries}
         SET state = 'pending', round = round + 1, round_attempts = 0, next_attempt_at = ?,
@@ -67,11 +67,11 @@ export function prepareCommon({ db, t }: SqliteFile): CommonStatements {
     },
     redeliver(id, now) {
       const row = stateOf.get(id) as Row | undefined;
-      if (row === undefined) return 'not_found';
-      if (row.state === 'pending') return 'in_progress';
+      if (row === undefined) return { result: 'not_found' };
+      if (row.state === 'pending') return { result: 'in_progress' };
       restart.run(now, id);
       insertRedelivery.run(id, Number(row.round) + 1, now);
-      return 'started';
+      return { result: 'started', origin: String(row.origin) };
     },
   };
 }

@@ -1,9 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import { BODY_BYTES, type ClaimWithBytes } from '../body-bytes.js';
-import type { ClaimRequest } from '../store.js';
-import type { LocalQueue } from './local-queue.js';
 import type { SqliteFile } from './open-sqlite.js';
-import type { Reservation, Reservations } from './reservations.js';
+import type { Reservation } from './reservations.js';
 
 /** The row of a due delivery, as a claim reads it. */
 export interface DueRow {
@@ -26,27 +24,29 @@ export interface DueRow {
   readonly trace_parent: string | null;
 }
 
-/** Due rows read at once into the local queue: one read serves several claims. */
-const READ_BATCH = 64;
-/** Distinct read limits kept prepared (a limit above READ_BATCH comes from a concurrency above it). */
-const MAX_LIMITS_PREPARED = 8;
-/** The most due rows one read takes into memory. */
-const MAX_READ = 10_000;
 const DUE_COLUMNS = `rowid AS rid, id, url, origin, auth_key, signing_secret, CAST(body AS BLOB) AS body, attempts, round_attempts, round,
   lost_leases, next_attempt_at, created_at, session_id, company_id, trace_parent`;
 
 const orUndefined = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
 
+/** Where the next read of an origin's rows starts: after this key, or from the start (`undefined`). */
+export type ReadCursor = readonly [dueAt: number, rid: number] | undefined;
+
 /**
- * Fills the owner's local queue with the next due rows: after its cursor when it has one (no
- * row this process holds is walked again), else from the start, skipping what it holds and the
- * origins at their limit.
+ * The owner's reads of due work, one origin at a time on the index `(origin, next_attempt_at)` of
+ * pending rows: a read walks only the origin it is for, so one origin's backlog costs the others
+ * nothing, however deep it is.
  */
-export function dueReader(
-  { db, t }: SqliteFile,
-  reservations: Reservations,
-  queue: LocalQueue<DueRow>,
-): (request: ClaimRequest) => void {
+export interface OriginReads {
+  /** Up to `limit` rows of `origin` due by `now`, in due order, after `cursor`. */
+  due(origin: string, now: number, cursor: ReadCursor, limit: number): DueRow[];
+  /** When the first pending row of `origin` after `cursor` is due (due or not), if there is one. */
+  nextAfter(origin: string, cursor: ReadCursor): number | undefined;
+  /** Every origin with a pending delivery and its earliest due time: one index probe per origin. */
+  heads(): [origin: string, dueAt: number][];
+}
+
+export function originReads({ db, t }: SqliteFile): OriginReads {
   const reads = new Map<number, { readonly after: Statement; readonly fromStart: Statement }>();
   // The limit is written into the SQL, one statement per value: a bound `LIMIT ?` makes SQLite
   // prepare the statement again at every run (the planner uses the value), and better-sqlite3
@@ -55,47 +55,66 @@ export function dueReader(
     let read = reads.get(limit);
     if (read === undefined) {
       if (reads.size >= MAX_LIMITS_PREPARED) reads.clear();
+      const from = `SELECT ${DUE_COLUMNS} FROM ${t.deliveries}
+                     WHERE state = 'pending' AND origin = @origin AND next_attempt_at <= @now`;
       read = {
         after: db.prepare(
-          `SELECT ${DUE_COLUMNS} FROM ${t.deliveries}
-            WHERE state = 'pending' AND next_attempt_at <= @now AND (next_attempt_at, rowid) > (@dueAt, @rid)
-            ORDER BY next_attempt_at, rowid LIMIT ${limit}`,
+          `${from} AND (next_attempt_at, rowid) > (@dueAt, @rid) ORDER BY next_attempt_at, rowid LIMIT ${limit}`,
         ),
-        fromStart: db.prepare(
-          `SELECT ${DUE_COLUMNS} FROM ${t.deliveries}
-            WHERE state = 'pending' AND next_attempt_at <= @now
-              AND origin NOT IN (SELECT value FROM json_each(@excluded)) AND id NOT IN (SELECT value FROM json_each(@skipped))
-            ORDER BY next_attempt_at, rowid LIMIT ${limit}`,
-        ),
+        fromStart: db.prepare(`${from} ORDER BY next_attempt_at, rowid LIMIT ${limit}`),
       };
       reads.set(limit, read);
     }
     return read;
   };
-  return (r) => {
-    const cursor = queue.cursor;
-    // A bounded integer, however the request was made: it is written into SQL.
-    const wanted = Number.isFinite(r.limit) ? Math.floor(r.limit) : READ_BATCH;
-    const read = readsFor(Math.min(MAX_READ, Math.max(READ_BATCH, wanted)));
-    if (cursor !== undefined) {
-      const rows = read.after.all({ now: r.now, dueAt: cursor[0], rid: cursor[1] }) as DueRow[];
-      // A read from the start skipped reserved rows it then set the cursor before: skip them again.
-      queue.append(
-        rows.filter((row) => !reservations.isHeld(row.id)),
-        true,
-        rows.at(-1),
-      );
-      return;
-    }
-    const skipped = [...reservations.ids(), ...queue.ids()];
-    const rows = read.fromStart.all({
-      now: r.now,
-      excluded: JSON.stringify(r.excludeOrigins),
-      skipped: JSON.stringify(skipped),
-    }) as DueRow[];
-    queue.append(rows, r.excludeOrigins.length === 0);
+  const nextAfter = db
+    .prepare(
+      `SELECT next_attempt_at FROM ${t.deliveries}
+        WHERE state = 'pending' AND origin = @origin AND (next_attempt_at, rowid) > (@dueAt, @rid)
+        ORDER BY next_attempt_at, rowid LIMIT 1`,
+    )
+    .pluck();
+  const nextFromStart = db
+    .prepare(
+      `SELECT next_attempt_at FROM ${t.deliveries} WHERE state = 'pending' AND origin = @origin
+        ORDER BY next_attempt_at, rowid LIMIT 1`,
+    )
+    .pluck();
+  // A loose index scan: each step seeks the next origin in the index, never walking a backlog.
+  const heads = db.prepare(
+    `WITH RECURSIVE o(origin) AS (
+       SELECT (SELECT origin FROM ${t.deliveries} WHERE state = 'pending' ORDER BY origin LIMIT 1)
+       UNION ALL
+       SELECT (SELECT origin FROM ${t.deliveries} WHERE state = 'pending' AND origin > o.origin ORDER BY origin LIMIT 1)
+         FROM o WHERE o.origin IS NOT NULL)
+     SELECT origin, (SELECT min(next_attempt_at) FROM ${t.deliveries} d WHERE d.state = 'pending' AND d.origin = o.origin) AS due
+       FROM o WHERE origin IS NOT NULL`,
+  );
+  return {
+    due(origin, now, cursor, limit) {
+      // A bounded integer, however the request was made: it is written into SQL.
+      const read = readsFor(Math.min(MAX_READ, Math.max(1, Math.floor(limit))));
+      return (
+        cursor === undefined
+          ? read.fromStart.all({ origin, now })
+          : read.after.all({ origin, now, dueAt: cursor[0], rid: cursor[1] })
+      ) as DueRow[];
+    },
+    nextAfter(origin, cursor) {
+      const at =
+        cursor === undefined
+          ? nextFromStart.get({ origin })
+          : nextAfter.get({ origin, dueAt: cursor[0], rid: cursor[1] });
+      return at === undefined || at === null ? undefined : Number(at);
+    },
+    heads: () => (heads.all() as { origin: string; due: number }[]).map((row) => [row.origin, Number(row.due)]),
   };
 }
+
+/** Distinct read limits kept prepared. */
+const MAX_LIMITS_PREPARED = 8;
+/** The most due rows one read takes into memory. */
+const MAX_READ = 1024;
 
 const decoder = new TextDecoder();
 

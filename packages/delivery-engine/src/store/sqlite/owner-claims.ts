@@ -1,15 +1,14 @@
+import { OriginRoom } from '../origin-room.js';
 import type { ClaimRequest, DeliveryClaim } from '../store.js';
 import type { CommitQueue } from './commit-queue.js';
-import { claimOf, type DueRow } from './due-reads.js';
-import type { LocalQueue } from './local-queue.js';
+import { claimOf } from './due-reads.js';
+import type { OriginQueues } from './origin-queues.js';
 import type { Reservations } from './reservations.js';
 import { RUNWAY_PER_ORIGIN_FACTOR, RUNWAY_ROWS, Runway, type RunwayEntry } from './runway.js';
 
 export interface OwnerClaimsParts {
   readonly reservations: Reservations;
-  readonly queue: LocalQueue<DueRow>;
-  /** Reads the next due rows into `queue`. */
-  readonly readDue: (request: ClaimRequest) => void;
+  readonly origins: OriginQueues;
   readonly commits: CommitQueue;
 }
 
@@ -26,19 +25,21 @@ export interface OwnerClaims {
  * with an earlier commit) or are read and reserved now, and then listed in a commit of their own
  * before they are handed out. Each claim tops the runway up for the next ones.
  */
-export function ownerClaims({ reservations, queue, readDue, commits }: OwnerClaimsParts): OwnerClaims {
+export function ownerClaims({ reservations, origins, commits }: OwnerClaimsParts): OwnerClaims {
   const runway = new Runway();
+  const originsOf = (entries: readonly RunwayEntry[]) => entries.map((entry) => entry.row.origin);
+  const roomLeft = (r: ClaimRequest, handed: readonly RunwayEntry[]) => !new OriginRoom(r, originsOf(handed)).full;
 
   async function claim(r: ClaimRequest): Promise<DeliveryClaim[]> {
     let handed = runway.take(r);
-    if (handed.length < r.limit && runway.listing) {
+    if (runway.listing && roomLeft(r, handed)) {
       // Rows reserved ahead whose listing has not committed yet: commit it now rather than
       // skip them (they are held from everyone else meanwhile).
       await commits.push(() => undefined);
-      handed = handed.concat(runway.take({ ...r, limit: r.limit - handed.length, busyOrigins: withHanded(r, handed) }));
+      handed = handed.concat(runway.take(r, originsOf(handed)));
     }
-    if (handed.length < r.limit) {
-      const fresh = reserve({ ...r, limit: r.limit - handed.length }, handed);
+    if (roomLeft(r, handed)) {
+      const fresh = reserve(r, handed, r.now);
       // Nothing is sent before the file lists it as in flight: a successor (after a crash
       // or a takeover) then knows every send that may have no result.
       if (fresh.length > 0) {
@@ -57,15 +58,13 @@ export function ownerClaims({ reservations, queue, readDue, commits }: OwnerClai
     return handed.map((entry) => claimOf(entry.row, entry.reservation));
   }
 
-  /** Reserves up to `r.limit` due rows (room counted beside `already`), not yet listed as in flight. */
-  function reserve(r: ClaimRequest, already: readonly RunwayEntry[]): RunwayEntry[] {
-    const taken = already.map((entry) => entry.row);
-    let rows = queue.take(r, taken);
-    if (rows.length < r.limit) {
-      readDue(r);
-      rows = rows.concat(queue.take(r, [...taken, ...rows]));
-    }
-    return rows.map((row) => ({
+  /** Reserves due rows that fit `r` (room counted beside `already`), not yet listed as in flight. */
+  function reserve(
+    r: Parameters<OriginQueues['take']>[0],
+    already: readonly RunwayEntry[],
+    now: number,
+  ): RunwayEntry[] {
+    return origins.take(r, now, originsOf(already)).map((row) => ({
       row,
       reservation: reservations.take({
         id: row.id,
@@ -91,18 +90,13 @@ export function ownerClaims({ reservations, queue, readDue, commits }: OwnerClai
         },
         (error: unknown) => {
           runway.drop((entry) => entries.includes(entry));
-          for (const { reservation } of entries) reservations.end(reservation.id, reservation.token);
-          queue.reset();
+          for (const { row, reservation } of entries) {
+            reservations.end(reservation.id, reservation.token);
+            origins.reopen(row.origin, row.next_attempt_at);
+          }
           throw error;
         },
       );
-  }
-
-  /** `r.busyOrigins` plus the rows already handed out in this claim. */
-  function withHanded(r: ClaimRequest, handed: readonly RunwayEntry[]): [string, number][] {
-    const busy = new Map<string, number>(r.busyOrigins);
-    for (const { row } of handed) busy.set(row.origin, (busy.get(row.origin) ?? 0) + 1);
-    return [...busy];
   }
 
   /**
@@ -118,14 +112,16 @@ export function ownerClaims({ reservations, queue, readDue, commits }: OwnerClai
     const room = RUNWAY_ROWS - runway.size;
     const ahead = reserve(
       {
-        now: r.now,
         limit: room,
-        leaseMs: r.leaseMs,
+        // Only for the prompt lane: a slow origin's slots free once in many seconds, and its rows
+        // would only sit in the runway meanwhile.
+        ...(r.slow !== undefined && { slow: { origins: r.slow.origins, limit: 0 } }),
         excludeOrigins: [],
         busyOrigins: runway.perOrigin(),
         ...(r.maxPerOrigin !== undefined && { maxPerOrigin: r.maxPerOrigin * RUNWAY_PER_ORIGIN_FACTOR }),
       },
       [],
+      r.now,
     );
     if (ahead.length === 0) return;
     runway.add(ahead);

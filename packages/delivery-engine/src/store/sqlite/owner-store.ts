@@ -4,10 +4,10 @@ import type { StoreHealth } from '../store.js';
 import { CommitQueue } from './commit-queue.js';
 import { prepareCommon } from './common-statements.js';
 import type { SqliteStore } from './deferred-store.js';
-import { type DueRow, dueReader } from './due-reads.js';
+import { originReads } from './due-reads.js';
 import { inFlightRecord } from './in-flight-record.js';
-import { LocalQueue } from './local-queue.js';
 import type { SqliteFile } from './open-sqlite.js';
+import { OriginQueues } from './origin-queues.js';
 import { ownerClaims } from './owner-claims.js';
 import { Reservations } from './reservations.js';
 import { refuseTransaction, runSync, wrapSqliteError } from './run-sync.js';
@@ -38,8 +38,7 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): S
   const { db, t } = file;
   const common = prepareCommon(file);
   const reservations = new Reservations();
-  const queue = new LocalQueue<DueRow>();
-  const readDue = dueReader(file, reservations, queue);
+  const origins = new OriginQueues(originReads(file), (id) => reservations.isHeld(id));
   // `attempts = ?`: the result of a claim lands only if no other result was recorded since it
   // was taken (a fenced-off predecessor's, finishing an attempt this owner held back).
   const recordResult = db.prepare(
@@ -50,12 +49,6 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): S
   );
   const insertAttempt = db.prepare(
     `INSERT INTO ${t.attempts} (${ATTEMPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const nextDue = db.prepare(
-    `SELECT next_attempt_at FROM ${t.deliveries}
-      WHERE state = 'pending' AND origin NOT IN (SELECT value FROM json_each(?))
-        AND id NOT IN (SELECT value FROM json_each(?))
-      ORDER BY next_attempt_at LIMIT 1`,
   );
   const stats = db.prepare(
     `SELECT count(*) FILTER (WHERE next_attempt_at <= @now) AS due,
@@ -104,7 +97,7 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): S
     owned: () => owner.lock.held,
     commitSoon: () => commits.schedule(),
   });
-  const claims = ownerClaims({ reservations, queue, readDue, commits });
+  const claims = ownerClaims({ reservations, origins, commits });
   const { runway } = claims;
 
   const owned = <T>(what: string, write: () => Promise<T>): Promise<T> => {
@@ -126,11 +119,7 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): S
         refuseTransaction(insertOptions);
         return commits.push(
           () => ({ created: common.insert(delivery) }),
-          () => {
-            // An engine clock set back stores a due time before rows already read.
-            const cursor = queue.cursor;
-            if (cursor !== undefined && delivery.createdAt < cursor[0]) queue.reset();
-          },
+          ({ created }) => created && origins.noteDue(delivery.origin, delivery.createdAt, true),
         );
       }),
     claim: (r) =>
@@ -140,8 +129,8 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): S
         if (outage !== undefined) return Promise.reject(outage.error);
         const elapsed = r.elapsed ?? r.now;
         clockOffset = r.now - elapsed;
-        // An inherited hold that ended left its delivery behind the read cursor.
-        if (reservations.tick(elapsed, r.leaseMs)) queue.reset();
+        // An inherited hold that ended left its delivery behind its origin's read cursor.
+        for (const origin of reservations.tick(elapsed, r.leaseMs)) origins.reopen(origin);
         return claims.claim(r);
       }),
     complete(claim, attempt, next) {
@@ -164,8 +153,9 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): S
           insertAttempt.run(...logRow);
           return true;
         },
-        () => {
+        (recorded) => {
           if (reservations.end(claim.id, claim.token)) record.changed();
+          if (recorded && pending) origins.noteDue(reservation.origin, result[1] as number);
         },
         // Held through an outage (a full disk): the answer arrived, and is recorded once the
         // store can write, never thrown away to be sent again.
@@ -175,20 +165,20 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): S
     release(claim) {
       // Nothing was written at the claim but the in-flight list: the delivery is still due at
       // its old time in the file, behind the read cursor.
+      const origin = reservations.get(claim.id)?.origin;
       const released = reservations.end(claim.id, claim.token);
-      if (released) {
-        queue.reset();
+      if (released && origin !== undefined) {
+        origins.reopen(origin, claim.dueAt);
         record.changed();
       }
       return Promise.resolve(released);
     },
-    nextDueAt: (exclude) =>
+    nextDueAt: (exclude, lanes) =>
       runSync('nextDueAt', () => {
-        const row = nextDue.get(JSON.stringify(exclude), JSON.stringify(reservations.ids())) as Row | undefined;
-        const due = row === undefined ? undefined : Number(row.next_attempt_at);
+        const due = origins.nextDue(exclude, lanes);
         const holdEnd = reservations.nextHoldEnd(exclude);
         const heldUntil = holdEnd === undefined ? undefined : holdEnd + clockOffset;
-        const times = [due, heldUntil, runway.nextDue(exclude)].filter((t) => t !== undefined);
+        const times = [due, heldUntil, runway.nextDue(exclude, lanes)].filter((t) => t !== undefined);
         return times.length === 0 ? undefined : Math.min(...times);
       }),
     queueStats: (now) =>
@@ -220,11 +210,13 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): S
     list: (filter) => runSync('list', () => common.list(filter)),
     redeliver: (id, now) =>
       owned('redeliver', () =>
-        commits.push(
-          () => common.redeliver(id, now),
-          // Due again under its old row id: possibly behind the read cursor.
-          (result) => result === 'started' && queue.reset(),
-        ),
+        commits
+          .push(
+            () => common.redeliver(id, now),
+            // Due again under its old row id: possibly behind its origin's read cursor.
+            ({ origin }) => origin !== undefined && origins.reopen(origin, now),
+          )
+          .then(({ result }) => result),
       ),
     async close() {
       if (!db.open) return;

@@ -8,7 +8,7 @@ describe('Reservations', () => {
     const reservations = new Reservations();
     const a = reservations.take(row('a'));
     // However far a clock moves, nothing of this process lapses.
-    expect(reservations.tick(Number.MAX_SAFE_INTEGER, 1000)).toBe(false);
+    expect(reservations.tick(Number.MAX_SAFE_INTEGER, 1000)).toEqual([]);
     expect(reservations.isHeld('a')).toBe(true);
     expect(reservations.end('a', a.token + 1)).toBe(false);
     expect(reservations.end('a', a.token)).toBe(true);
@@ -19,11 +19,11 @@ describe('Reservations', () => {
     const reservations = new Reservations();
     reservations.inherit([{ id: 'x', origin: 'https://b.example', attempts: 2 }]);
     expect(reservations.isHeld('x')).toBe(true);
-    expect(reservations.tick(10_000, 500)).toBe(false);
+    expect(reservations.tick(10_000, 500)).toEqual([]);
     expect(reservations.nextHoldEnd([])).toBe(10_500);
     expect(reservations.nextHoldEnd(['https://b.example'])).toBeUndefined();
-    expect(reservations.tick(10_499, 500)).toBe(false);
-    expect(reservations.tick(10_500, 500)).toBe(true);
+    expect(reservations.tick(10_499, 500)).toEqual([]);
+    expect(reservations.tick(10_500, 500)).toEqual(['https://b.example']);
     expect(reservations.isHeld('x')).toBe(false);
   });
 

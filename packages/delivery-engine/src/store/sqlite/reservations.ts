@@ -69,16 +69,17 @@ export class Reservations {
 
   /**
    * Starts the inherited holds' clocks (once) and lets go of those that ended by `elapsed`;
-   * `true` when one ended (its delivery is due again, possibly behind a read cursor).
+   * returns the origins of those that ended (their deliveries are due again, possibly behind a
+   * read cursor).
    */
-  tick(elapsed: number, leaseMs: number): boolean {
-    let ended = false;
+  tick(elapsed: number, leaseMs: number): string[] {
+    const ended: string[] = [];
     for (const [id, hold] of this.#inherited) {
       hold.until ??= elapsed + leaseMs;
       if (hold.until > elapsed) continue;
       this.#inherited.delete(id);
       this.#version++;
-      ended = true;
+      ended.push(hold.origin);
     }
     return ended;
   }

@@ -1,4 +1,5 @@
-import { type RoomRequest, takeWithRoom } from '../origin-room.js';
+import { laneOpen, type RoomRequest, slowOriginsOf, takeWithRoom } from '../origin-room.js';
+import type { LaneRoom } from '../store.js';
 import type { DueRow } from './due-reads.js';
 import type { Reservation } from './reservations.js';
 
@@ -46,12 +47,13 @@ export class Runway {
   }
 
   /**
-   * Hands out, in due order, up to `request.limit` durable rows whose origin has room (the same
-   * room rules as a claim: `maxPerOrigin` less `busyOrigins`; none for `excludeOrigins`).
+   * Hands out, in due order, durable rows whose origin and lane have room (the same room rules
+   * as a claim, counting `alreadyTaken` first).
    */
-  take(request: RoomRequest): RunwayEntry[] {
+  take(request: RoomRequest, alreadyTaken: readonly string[] = []): RunwayEntry[] {
     if (this.#entries.length === 0) return [];
     const { taken, kept } = takeWithRoom(this.#entries, request, (entry) => entry.row.origin, {
+      alreadyTaken,
       eligible: (entry) => entry.durable,
     });
     this.#entries = kept;
@@ -72,11 +74,12 @@ export class Runway {
     return dropped;
   }
 
-  /** The earliest due time among rows outside `excludeOrigins` (they are due: the engine may claim them). */
-  nextDue(excludeOrigins: readonly string[]): number | undefined {
+  /** The earliest due time among rows outside `excludeOrigins` whose lane has room (they are due: the engine may claim them). */
+  nextDue(excludeOrigins: readonly string[], lanes?: LaneRoom): number | undefined {
     let earliest: number | undefined;
+    const slow = slowOriginsOf(lanes);
     for (const { row } of this.#entries) {
-      if (excludeOrigins.includes(row.origin)) continue;
+      if (excludeOrigins.includes(row.origin) || !laneOpen(lanes, slow, row.origin)) continue;
       if (earliest === undefined || row.next_attempt_at < earliest) earliest = row.next_attempt_at;
     }
     return earliest;
