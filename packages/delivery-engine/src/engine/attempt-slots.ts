@@ -38,6 +38,8 @@ export interface LanesSnapshot {
   readonly slowOrigins: readonly SlowOrigin[];
   /** How many origins count as slow in all. */
   readonly slowOriginCount: number;
+  /** The same, by why. */
+  readonly slowOriginsByReason: Readonly<Record<SlowReason, number>>;
 }
 
 export interface AttemptSlotsOptions {
@@ -202,6 +204,8 @@ export function createAttemptSlots(options: AttemptSlotsOptions): AttemptSlots {
         oldestSlow = Math.max(oldestSlow, age);
         if (age > (oldest.get(slot.origin) ?? -1)) oldest.set(slot.origin, age);
       }
+      const slowOriginsByReason = { no_answer: 0, timeout: 0, slow_answer: 0 };
+      for (const { reason } of marks.values()) slowOriginsByReason[reason]++;
       const slowOrigins: SlowOrigin[] = [...marks].map(([origin, { since, reason }]) => ({
         origin,
         reason,
@@ -219,6 +223,7 @@ export function createAttemptSlots(options: AttemptSlotsOptions): AttemptSlots {
         },
         slowOrigins: slowOrigins.slice(0, MAX_REPORTED),
         slowOriginCount: marks.size,
+        slowOriginsByReason,
       };
     },
 

@@ -7,6 +7,7 @@ import { checkFilter, checkGrace, checkId, showId } from './check-input.js';
 import { claimRequest } from './claim-request.js';
 import { type Clock, systemClock } from './clock.js';
 import type { DeliveryEngine } from './delivery-engine.js';
+import { observeGauges } from './engine-gauges.js';
 import { type DeliveryEngineOptions, resolveOptions } from './options.js';
 import { type AttemptContext, describe, runAttempt } from './run-attempt.js';
 import { createSender } from './sender.js';
@@ -209,15 +210,7 @@ export function createDeliveryEngine<Transaction = never>(
         await Promise.all([ready(), telemetryReady]);
         // A second engine on an owned file is refused here, with the store's advice, not later in the loop.
         await store.acquireOwnership?.();
-        const queueStats = store.queueStats?.bind(store);
-        if (queueStats !== undefined && unobserve === undefined) {
-          unobserve = telemetry.observeQueue(
-            () => queueStats(clock.now()),
-            () => clock.now(),
-            (error) => logger?.warn?.('queue gauges: the store did not answer', { error: describe(error) }),
-            () => store.health?.(),
-          );
-        }
+        unobserve ??= observeGauges({ telemetry, store, clock, logger, lanes: () => slots.snapshot() });
         // Subscribed before `running`: if LISTEN fails, start() rejects and may simply be called again.
         if (store.subscribe !== undefined) unsubscribe = await store.subscribe(() => wakeup.wake());
         abort = new AbortController();

@@ -1,6 +1,8 @@
 import type { Link, MeterProvider, Span, TracerProvider } from '@opentelemetry/api';
+import type { LanesSnapshot } from '../engine/attempt-slots.js';
 import type { AttemptTransition, DeliveryClaim, QueueStats, StoreHealth } from '../store/store.js';
 import { attemptStartAttributes, errorType, metricOutcome, urlAttributes } from './attempt-attributes.js';
+import { observeLanes } from './lane-gauges.js';
 import type { OtelApi } from './load-api.js';
 import { formatTraceparent, parseTraceparent } from './traceparent.js';
 
@@ -66,6 +68,8 @@ export interface EngineTelemetry {
     onError: (error: unknown) => void,
     health?: () => StoreHealth | undefined,
   ): () => void;
+  /** Reports the lanes from `snapshot` on every collection; returns the unregister function. */
+  observeLanes(snapshot: () => LanesSnapshot): () => void;
 }
 
 const NOOP_ENQUEUE: EnqueueSpan = { traceParent: undefined, identify() {}, end() {} };
@@ -74,6 +78,7 @@ export const NOOP_TELEMETRY: EngineTelemetry = {
   startEnqueue: () => NOOP_ENQUEUE,
   startAttempt: () => NOOP_ATTEMPT,
   observeQueue: () => () => {},
+  observeLanes: () => () => {},
 };
 
 const SCOPE = '@kyc/delivery-engine';
@@ -206,6 +211,8 @@ export function createEngineTelemetry(api: OtelApi, options: DeliveryEngineTelem
         },
       };
     },
+
+    observeLanes: (snapshot) => observeLanes(meter, snapshot),
 
     observeQueue(stats, now, onError, health) {
       const gauges = [depth, oldestDue, writable, held];
