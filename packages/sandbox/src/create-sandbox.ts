@@ -135,14 +135,17 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   // The engine's lease is measured on the scaled clock: stretch it so it still outlasts a real
   // 30 s deadline; above ~80× the deadline itself is shortened to fit (demo use only).
   const leaseMs = Math.min(MAX_LEASE_MS, (WEBHOOK_RESPONSE_DEADLINE_MS + DEFAULT_LEASE_MARGIN_MS) * timeScale);
-  const deadlineMs = Math.max(1000, Math.min(WEBHOOK_RESPONSE_DEADLINE_MS, Math.floor(leaseMs / timeScale) - 5_000));
+  const deadlineMs =
+    timeScale > 1
+      ? Math.max(1000, Math.min(WEBHOOK_RESPONSE_DEADLINE_MS, Math.floor(leaseMs / timeScale) - 5_000))
+      : WEBHOOK_RESPONSE_DEADLINE_MS;
   // One throttle for the API, the dashboard, the listener and the secret's reveal: all take the same passwords.
   const throttle = new LoginThrottle();
   const signing = new SigningSecretService(store, options.now ?? Date.now, throttle);
   // Assigned right below; the engine only calls its hooks after start().
   let portal: PortalService | undefined;
   const hub = new ListenerHub({
-    deadlineMs: timeScale > 1 ? deadlineMs : WEBHOOK_RESPONSE_DEADLINE_MS,
+    deadlineMs,
     timeScale,
     markForwarded: (eventId, attempt, listener) =>
       store.forwards.mark(eventId, attempt, listener.companyId, listener, Date.now()),
@@ -224,6 +227,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     clock,
     () => publicUrl,
     (companyId) => hub.current(companyId),
+    deadlineMs,
   );
   const upgrade = listenUpgrade(service, throttle, hub);
   let timer: NodeJS.Timeout | undefined;

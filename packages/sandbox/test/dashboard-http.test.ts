@@ -4,7 +4,16 @@ import { createTestCertificate } from '@kyc/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DeliveryView, SANDBOX_API } from '../src/index.js';
 import { listen } from '../src/server/listen.js';
-import { AUTH_KEY, api, basicAuth, eventually, PASSWORD, startTestSandbox, USERNAME } from './helpers.js';
+import {
+  AUTH_KEY,
+  api,
+  basicAuth,
+  dashboardLogin,
+  eventually,
+  PASSWORD,
+  startTestSandbox,
+  USERNAME,
+} from './helpers.js';
 
 let sandbox: Awaited<ReturnType<typeof startTestSandbox>>;
 let hostileReceiver: Awaited<ReturnType<typeof listen>>;
@@ -30,25 +39,7 @@ afterAll(async () => {
 
 const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
 
-/** Logs in through the form (Origin, double-submit CSRF cookie) and returns the login cookie. */
-async function login(username: string): Promise<string> {
-  const page = await fetch(`${sandbox.url}/login`);
-  const csrfCookie = (page.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-  const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
-  const answer = await fetch(`${sandbox.url}/login`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: sandbox.url, cookie: csrfCookie },
-    body: new URLSearchParams({ _csrf: token, username, password: PASSWORD }),
-  });
-  expect(answer.status).toBe(303);
-  return (
-    answer.headers
-      .getSetCookie()
-      .find((c) => c.startsWith('kyc_sandbox='))
-      ?.split(';')[0] ?? ''
-  );
-}
+const login = (username: string) => dashboardLogin(sandbox.url, username);
 
 describe('dashboard over HTTP', () => {
   it('escapes stored text (a company name with markup) and sends CSP, no-store and a request id', async () => {

@@ -145,3 +145,23 @@ export async function eventually<T>(
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** Logs in to the dashboard through its form (Origin, double-submit CSRF cookie) and returns the login cookie. */
+export async function dashboardLogin(baseUrl: string, username: string): Promise<string> {
+  const page = await fetch(`${baseUrl}/login`);
+  const csrfCookie = (page.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+  const answer = await fetch(`${baseUrl}/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: baseUrl, cookie: csrfCookie },
+    body: new URLSearchParams({ _csrf: token, username, password: PASSWORD }),
+  });
+  if (answer.status !== 303) throw new Error(`dashboard login of ${username} answered ${answer.status}`);
+  return (
+    answer.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('kyc_sandbox='))
+      ?.split(';')[0] ?? ''
+  );
+}

@@ -27,6 +27,7 @@ export function healthRoutes(portal: PortalService): Hono<{ Variables: Dashboard
     const waiting = Object.entries(h.retries.waiting);
     const content = html`<section aria-labelledby="now-heading"><h2 id="now-heading">Last 24 hours</h2>
 <p>Endpoint: <code>${h.endpoint.url ?? 'not set'}</code> · Auth Key ${h.endpoint.hasAuthKey ? 'set' : 'not set'}</p>
+<p id="endpoint-pace" data-state="${h.pace.state}">${h.pace.state === 'hangs' || h.pace.state === 'slow' ? html`<strong>${h.pace.message}</strong>` : h.pace.message}</p>
 <table id="health-summary"><tbody>
 <tr><th scope="row">Attempts</th><td>${h.attempts}</td></tr>
 <tr><th scope="row">Success rate</th><td>${percent(h.successRate)}</td></tr>

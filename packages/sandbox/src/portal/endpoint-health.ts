@@ -1,5 +1,7 @@
+import type { LanesSnapshot } from '@kyc/delivery-engine';
 import type { SandboxStore } from '../store/sandbox-store.js';
 import { computeHealth, failureView } from './compute-health.js';
+import { endpointPace } from './endpoint-pace.js';
 import type { EndpointHealth } from './portal-views.js';
 
 /** Reads a little more than the 24 h window so the oldest hour's bucket is complete. */
@@ -9,7 +11,12 @@ const WINDOW_MS = 25 * 3_600_000;
  * The Endpoint health page of one company: attempts per hour over 24 h with the success rate
  * and latency, the last failures with what to fix, the retry queue, and the configuration.
  */
-export function endpointHealth(store: SandboxStore, companyId: number, now: number): EndpointHealth {
+export function endpointHealth(
+  store: SandboxStore,
+  companyId: number,
+  now: number,
+  engine: { readonly lanes: LanesSnapshot | undefined; readonly deadlineMs: number },
+): EndpointHealth {
   const company = store.getCompany(companyId);
   const attempts = computeHealth(store.portal.attemptsSince(companyId, now - WINDOW_MS), now);
   const failures = store.portal.lastFailures(companyId, 5).map(failureView);
@@ -23,6 +30,7 @@ export function endpointHealth(store: SandboxStore, companyId: number, now: numb
   return {
     ...attempts,
     endpoint: { url: company?.webhookUrl ?? null, hasAuthKey: company?.authKey !== undefined },
+    pace: endpointPace(company?.webhookUrl, engine.lanes, engine.deadlineMs),
     lastError: failures[0] ?? null,
     lastFailures: failures,
     retries: {
@@ -34,7 +42,7 @@ export function endpointHealth(store: SandboxStore, companyId: number, now: numb
     circuit: {
       state: 'none',
       message:
-        'The engine has no circuit breaker and never disables an endpoint: every delivery gets its four attempts, and a dead endpoint only holds its own concurrency slots.',
+        'The engine has no circuit breaker and never disables an endpoint: every delivery gets its four attempts. An endpoint that hangs holds slots only in the slow lane, which slow endpoints share among themselves; the others keep theirs.',
     },
   };
 }

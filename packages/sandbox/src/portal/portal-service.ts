@@ -52,6 +52,8 @@ export class PortalService {
     private readonly baseUrl: () => string,
     /** The company's connected `kyc-sandbox listen`, if any. */
     private readonly listenerOf: (companyId: number) => ListenerInfo | undefined = () => undefined,
+    /** The engine's response deadline (shorter than the protocol's only under a time scale). */
+    private readonly deadlineMs = WEBHOOK_RESPONSE_DEADLINE_MS,
   ) {}
 
   /** Whether the company's deliveries go to a `kyc-sandbox listen` right now, from where and since when. */
@@ -278,6 +280,10 @@ export class PortalService {
   }
 
   health(actor: Actor, now = Date.now()): EndpointHealth {
-    return endpointHealth(this.store, actor.companyId, now);
+    const running = this.engine.loopHealth();
+    return endpointHealth(this.store, actor.companyId, now, {
+      lanes: running.running ? running.lanes : undefined,
+      deadlineMs: this.deadlineMs,
+    });
   }
 }

@@ -3,6 +3,7 @@ import type { ForwardMark } from '../listen/forward-log.js';
 import type { ListenerInfo } from '../listen/listener-session.js';
 import type { AttemptHealth, HealthFailure } from './compute-health.js';
 import type { DeliveryFilterView } from './delivery-query.js';
+import type { EndpointPace } from './endpoint-pace.js';
 
 /** Who is acting: the logged-in (or Basic-authenticated) user and their company. */
 export interface Actor {
@@ -105,6 +106,8 @@ export interface DeliveryDetail extends DeliveryListItem {
 /** The health page: attempts over 24 h, the retry queue, and the endpoint's configuration. */
 export interface EndpointHealth extends AttemptHealth {
   readonly endpoint: { readonly url: string | null; readonly hasAuthKey: boolean };
+  /** Whether the endpoint answers promptly, answers late, or hangs, right now. */
+  readonly pace: EndpointPace;
   readonly lastError: HealthFailure | null;
   readonly lastFailures: readonly HealthFailure[];
   readonly retries: {

@@ -38,7 +38,7 @@ async function probe(check: () => unknown): Promise<boolean> {
  * could name a file path or a query).
  */
 export async function checkReadiness(checks: {
-  readonly loop: () => LoopHealth;
+  readonly loop: () => Pick<LoopHealth, 'running' | 'busyMs' | 'store'>;
   readonly sandboxStore: () => unknown;
   readonly deliveryStore: () => unknown;
 }): Promise<Readiness> {
