@@ -14,6 +14,7 @@ import { clockStep } from './scenarios/clock-step.js';
 import { diskFull } from './scenarios/disk-full.js';
 import { fuzz } from './scenarios/fuzz.js';
 import { inbox } from './scenarios/inbox.js';
+import { isolationScenarios } from './scenarios/isolation.js';
 import { listenerKills } from './scenarios/listener-kills.js';
 import { lockTamper } from './scenarios/lock-tamper.js';
 import { networkFaults } from './scenarios/network-faults.js';
@@ -50,6 +51,7 @@ const SCENARIOS: readonly Scenario[] = [
   inbox,
   storePartition,
   listenerKills,
+  ...isolationScenarios,
   fuzz,
   soak,
 ];
