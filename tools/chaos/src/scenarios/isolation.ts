@@ -37,8 +37,8 @@ const WALK_BACKLOG: readonly SourcePatch[] = [
   {
     file: 'store/sqlite/owner-store.ts',
     search: 'const due = origins.nextDue(exclude, lanes);',
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text to patch, not a template
     replace:
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text to patch, not a template
       "const due = (db.prepare(`SELECT min(next_attempt_at) AS at FROM ${t.deliveries} WHERE state = 'pending' AND origin NOT IN (SELECT value FROM json_each(?))`).get(JSON.stringify(exclude)) as { at: number | null }).at ?? origins.nextDue(exclude, lanes);",
   },
 ];
