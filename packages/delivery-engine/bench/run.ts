@@ -12,7 +12,9 @@ import { sampleStatusWebhook } from '@kyc/contracts';
 import { createTestCertificate, postgresAvailable } from '@kyc/test-support';
 import { compareAlternatives } from './alternatives.js';
 import { benchHeader } from './bench-header.js';
+import { claimCostSection } from './claim-cost.js';
 import { enqueueSection } from './enqueue-cost.js';
+import { hungAttemptsSection } from './hung-attempts.js';
 import { idleLatency } from './idle-latency.js';
 import { postgresEnqueueSection } from './postgres-enqueue.js';
 import { type PostgresRun, postgresRun, printPostgresRuns } from './postgres-section.js';
@@ -108,7 +110,11 @@ try {
       rounds: ROUNDS,
     });
   }
-  if (section('memory')) await rssSection(dir);
+  if (section('claims')) await claimCostSection(dir, ROUNDS, await postgresAvailable());
+  if (section('memory')) {
+    await rssSection(dir);
+    await hungAttemptsSection(dir);
+  }
 } finally {
   receiver.close();
   rmSync(dir, { recursive: true, force: true });
