@@ -67,7 +67,8 @@ export function postgresStatements(t: TableNames, channel: string) {
     // next_attempt_at) visits each origin with pending rows once; each origin with room gets its
     // oldest claimable row's due time (one probe), the oldest of those in each lane are chosen
     // (the prompt lane: $3 of them, the slow lane's origins $8: $9), and only their rows are
-    // locked, at most their room each, then taken a turn at a time. The update changes no indexed
+    // locked, each at most its room and its share of its lane, then taken a turn at a time (an
+    // origin with fewer due rows than its share leaves the claim short: the next one fills it). The update changes no indexed
     // column, so Postgres can write it in place (a HOT update).
     claim: statement(
       `WITH RECURSIVE ${ORIGINS},
@@ -78,15 +79,17 @@ export function postgresStatements(t: TableNames, channel: string) {
             heads AS (SELECT r.*, (SELECT min(next_attempt_at) FROM ${t.deliveries} d
                                     WHERE d.state = 'pending' AND d.origin = r.origin AND ${CLAIMABLE('$1')}) AS head
                         FROM room r WHERE r.n > 0 AND (CASE WHEN r.slow THEN $9::int ELSE $3::int END) > 0),
-            chosen AS (SELECT * FROM (SELECT h.*, row_number() OVER (PARTITION BY h.slow ORDER BY h.head) AS k
-                                        FROM heads h WHERE h.head IS NOT NULL) ranked
+            chosen AS (SELECT *, count(*) OVER (PARTITION BY slow) AS m
+                         FROM (SELECT h.*, row_number() OVER (PARTITION BY h.slow ORDER BY h.head) AS k
+                                 FROM heads h WHERE h.head IS NOT NULL) ranked
                         WHERE k <= CASE WHEN slow THEN $9::int ELSE $3::int END),
             cand AS (SELECT c.id, c.next_attempt_at, ch.slow,
                             row_number() OVER (PARTITION BY ch.origin ORDER BY c.next_attempt_at) AS turn
                        FROM chosen ch CROSS JOIN LATERAL (
                             SELECT id, next_attempt_at FROM ${t.deliveries} d
                              WHERE d.state = 'pending' AND d.origin = ch.origin AND ${CLAIMABLE('$1')}
-                             ORDER BY d.next_attempt_at LIMIT least(ch.n, CASE WHEN ch.slow THEN $9::int ELSE $3::int END)
+                             ORDER BY d.next_attempt_at
+                             LIMIT least(ch.n, ceil((CASE WHEN ch.slow THEN $9::int ELSE $3::int END)::numeric / ch.m)::int)
                              FOR UPDATE SKIP LOCKED) c),
             c AS (SELECT id FROM (SELECT id, slow,
                                          row_number() OVER (PARTITION BY slow ORDER BY turn, next_attempt_at) AS k
