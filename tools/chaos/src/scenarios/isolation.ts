@@ -111,9 +111,8 @@ export const isolationScenarios: readonly Scenario[] = [
         healthy: origins * 0.99,
         dead: origins * 0.01,
         slow: 0,
-        warmConnections: true,
         // A first contact is a TLS handshake on both sides: a real service's connections are warm.
-        warmUpMs: mode === 'full' ? 40_000 : 10_000,
+        warmConnections: true,
       };
     },
     { 'few-pools': FEW_POOLS, 'one-lane': ONE_LANE },

@@ -23,11 +23,10 @@ export interface IsolationPlan {
   /** Events enqueued at once to one more (healthy, fast) endpoint, a second into the fault phase. */
   readonly flood?: number;
   /**
-   * One event to every endpoint before the control phase (`warmUpMs` for it), and judge that
-   * healthy requests to endpoints already contacted reuse their connections.
+   * One event to every endpoint, all delivered, before the control phase, and judge that healthy
+   * requests to endpoints already contacted reuse their connections.
    */
   readonly warmConnections?: boolean;
-  readonly warmUpMs?: number;
 }
 
 /** What the children printed. */

@@ -10,9 +10,6 @@ import { type ChildScript, spawnScript } from './spawn-script.js';
 
 export type { IsolationPlan } from './isolation-parts.js';
 
-/** Time for the children to bundle, start and migrate before the load begins. */
-const START_MARGIN_MS = 4000;
-
 /** Every host of a plan, interleaved so each class is spread over the round of events. */
 function hostsOf(plan: IsolationPlan): string[] {
   const hosts: string[] = [];
@@ -37,9 +34,6 @@ export async function runIsolation(
   breaks: Readonly<Record<string, readonly SourcePatch[]>> = {},
 ): Promise<Outcome> {
   const certificate = await isolationCertificate();
-  const startAt = Date.now() + START_MARGIN_MS + (plan.warmUpMs ?? 0);
-  const faultAt = startAt + plan.controlMs;
-  const loadEnd = faultAt + plan.faultMs;
   const observed: Observed = { acks: new Map(), arrivals: new Map(), stats: [], flood: undefined };
   let port = 0;
   const onLine = (worker: number) => (line: string) => {
@@ -54,9 +48,10 @@ export async function runIsolation(
     } else if (kind === 'F') observed.flood = { count: Number(a), first: Number(b), last: Number(c) };
     else if (kind === 'M') observed.stats.push({ worker, fields: line.split(' ').slice(1) });
   };
+  const { controlMs, faultMs } = plan;
   const receiver = spawnScript(
     'isolation-receiver',
-    { ...certificate, answerMs: 5, slowMs: plan.slowAnswerMs ?? 25_000, faultAt },
+    { ...certificate, answerMs: 5, slowMs: plan.slowAnswerMs ?? 25_000, controlMs },
     onLine(-1),
   );
   const children: ChildScript[] = [receiver];
@@ -65,11 +60,6 @@ export async function runIsolation(
   const admin = pg === undefined ? undefined : new pg.default.Pool({ connectionString: POSTGRES_URL, max: 2 });
   try {
     await receiver.waitFor('listening');
-    const phases = [
-      { name: 'warm', endAt: startAt },
-      { name: 'control', endAt: faultAt },
-      { name: 'fault', endAt: loadEnd },
-    ];
     const path = join(context.dir, 'isolation.db');
     const workers = plan.store === 'sqlite' ? 1 : plan.workers;
     for (let worker = 0; worker < workers; worker++) {
@@ -78,14 +68,13 @@ export async function runIsolation(
         ...(plan.store === 'sqlite' ? { path } : { postgresUrl: POSTGRES_URL, schema }),
         ca: certificate.cert,
         port,
-        phases,
+        controlMs,
+        faultMs,
         ...(worker === 0 && {
           load: {
-            startAt,
-            endAt: loadEnd,
             ratePerSec: plan.ratePerSec,
             hosts: hostsOf(plan),
-            ...(plan.flood !== undefined && { flood: { at: faultAt + 1000, count: plan.flood, host: 'f0' } }),
+            ...(plan.flood !== undefined && { flood: { atMs: 1000, count: plan.flood, host: 'f0' } }),
             ...(plan.warmConnections === true && { warmUp: true }),
           },
         }),
@@ -97,6 +86,13 @@ export async function runIsolation(
       children.push(child);
       await child.waitFor('started');
     }
+    // Every engine started, and every endpoint contacted once where the plan warms them up: the
+    // phases start now, in the receiver and the engines alike.
+    await Promise.all(children.slice(1).map((child) => child.waitFor('warmed')));
+    const startAt = Date.now();
+    for (const child of children) child.kill('SIGUSR2');
+    const faultAt = startAt + controlMs;
+    const loadEnd = faultAt + faultMs;
     const endAt = loadEnd + plan.drainMs;
     while (Date.now() < endAt) {
       await pause(Math.min(5000, endAt - Date.now()));

@@ -1,10 +1,11 @@
 /**
  * A delivery engine at its default options for the isolation scenarios, in its own process.
- * With `load`, it also enqueues (the SQLite owner must; on Postgres the first worker does): events
- * spread evenly over the hosts at `ratePerSec` from `startAt` to `endAt`, each printed as
- * `E <id> <ack ms>` once `enqueue` resolved, and a flood of `count` events to one host at `at`
- * (`F <count> <first ack> <last ack>`); with `warmUp`, one event to every host first (`w-<host>`,
- * after `M cold …`). At each phase's end it prints
+ * With `load`, it also enqueues (the SQLite owner must; on Postgres the first worker does): with
+ * `warmUp`, one event to every host first (`w-<host>`, between `M cold …` and `M warm …`, then
+ * `warmed` once all are delivered); from SIGUSR2 on, events spread evenly over the hosts at
+ * `ratePerSec` for `controlMs + faultMs`, each printed as `E <id> <ack ms>` once `enqueue`
+ * resolved, and a flood of `count` events to one host `atMs` into it
+ * (`F <count> <first ack> <last ack>`). At each phase's end it prints
  * `M <phase> <rss> <fds> <heap> <cpu µs> <prompt in flight> <slow in flight> <slow origins>`; on
  * SIGTERM it stops the engine, prints `M end …` and exits 0.
  */
@@ -22,16 +23,15 @@ export interface IsolationEngineConfig {
   readonly ca: string;
   readonly port: number;
   readonly load?: {
-    readonly startAt: number;
-    readonly endAt: number;
     readonly ratePerSec: number;
     /** Host names (before `.isolation.test`), in the order events go round them. */
     readonly hosts: readonly string[];
-    readonly flood?: { readonly at: number; readonly count: number; readonly host: string };
+    readonly flood?: { readonly atMs: number; readonly count: number; readonly host: string };
     /** One event to every host at once, before `startAt`: their connections are warm when the load begins. */
     readonly warmUp?: boolean;
   };
-  readonly phases: readonly { readonly name: string; readonly endAt: number }[];
+  readonly controlMs: number;
+  readonly faultMs: number;
 }
 
 const config = JSON.parse(process.env.KYC_CHAOS ?? '{}') as IsolationEngineConfig;
@@ -93,16 +93,30 @@ if (load?.warmUp === true) {
       }
     }),
   );
+  while ((await engine.listDeliveries({ state: 'pending', limit: 1 })).length > 0) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
-if (load !== undefined) {
+stats('warm');
+process.once('SIGUSR2', startLoad);
+say('warmed');
+
+/** The load, from the parent's SIGUSR2 on: both children start their phases at the same moment. */
+function startLoad(): void {
+  const startAt = Date.now();
+  const faultAt = startAt + config.controlMs;
+  const endAt = faultAt + config.faultMs;
+  setTimeout(() => stats('control'), config.controlMs);
+  setTimeout(() => stats('fault'), config.controlMs + config.faultMs);
+  if (load === undefined) return;
   let sent = 0;
   const tick = setInterval(() => {
     const now = Date.now();
-    if (now >= load.endAt) {
+    if (now >= endAt) {
       clearInterval(tick);
       return;
     }
-    const due = Math.floor(((now - load.startAt) * load.ratePerSec) / 1000);
+    const due = Math.floor(((now - startAt) * load.ratePerSec) / 1000);
     for (; sent < due; sent++) {
       const host = load.hosts[sent % load.hosts.length] ?? 'h0';
       void enqueue(host, `${host}-${sent}`);
@@ -126,13 +140,10 @@ if (load !== undefined) {
         );
         say(`F ${flood.count} ${first} ${Date.now()}`);
       },
-      Math.max(0, flood.at - Date.now()),
+      faultAt - startAt + flood.atMs,
     );
   }
 }
-
-for (const phase of config.phases) setTimeout(() => stats(phase.name), Math.max(0, phase.endAt - Date.now()));
-stats('start');
 
 process.once('SIGTERM', async () => {
   stats('end');
