@@ -54,6 +54,8 @@ export interface AttemptSlotsOptions {
 export interface AttemptSlots {
   /** The room of the next claim, or `undefined` when no lane has a free slot. */
   room(): ClaimRoom | undefined;
+  /** Whether `room()` would find a free slot (without building it). */
+  hasRoom(): boolean;
   /** Takes a slot for a claimed delivery of `origin`; `undefined` when none fits (a store that ignored the room). */
   acquire(origin: string): Slot | undefined;
   /** Gives `slot` back once its exchange ended; `timedOut`: it ended on its deadline. */
@@ -145,11 +147,21 @@ export function createAttemptSlots(options: AttemptSlotsOptions): AttemptSlots {
     sweepTimer.unref?.();
   }
 
+  const free = () => {
+    const total = maxTotal - prompt.size - slow.size;
+    const promptFree = Math.min(concurrency - prompt.size, total);
+    const slowFree = marks.size === 0 ? 0 : Math.min(slowConcurrency - slow.size, total);
+    return { promptFree, slowFree };
+  };
+
   return {
+    hasRoom() {
+      const { promptFree, slowFree } = free();
+      return promptFree > 0 || slowFree > 0;
+    },
+
     room() {
-      const free = maxTotal - prompt.size - slow.size;
-      const promptFree = Math.min(concurrency - prompt.size, free);
-      const slowFree = marks.size === 0 ? 0 : Math.min(slowConcurrency - slow.size, free);
+      const { promptFree, slowFree } = free();
       if (promptFree <= 0 && slowFree <= 0) return undefined;
       const excludeOrigins: string[] = [];
       const busyOrigins: [string, number][] = [];

@@ -128,7 +128,7 @@ export function createDeliveryEngine<Transaction = never>(
         });
       unfinished.add(task);
     }
-    return claims.length > 0 && slots.room() !== undefined;
+    return claims.length > 0 && slots.hasRoom();
   }
 
   async function idle(): Promise<void> {
