@@ -65,7 +65,8 @@ export function postgresStatements(t: TableNames, channel: string) {
 
     // Round the origins, never along one origin's backlog: a loose scan of the index (origin,
     // next_attempt_at) visits each origin with pending rows once; each origin with room gets its
-    // oldest claimable row's due time (one probe), the oldest of those in each lane are chosen
+    // oldest claimable row's due time (one probe; the rows before it are in flight, and the lock
+    // below starts from it rather than walk them again), the oldest of those in each lane are chosen
     // (the prompt lane: $3 of them, the slow lane's origins $8: $9), and only their rows are
     // locked, each at most its room and its share of its lane, then taken a turn at a time (an
     // origin with fewer due rows than its share leaves the claim short: the next one fills it). The update changes no indexed
@@ -87,7 +88,8 @@ export function postgresStatements(t: TableNames, channel: string) {
                             row_number() OVER (PARTITION BY ch.origin ORDER BY c.next_attempt_at) AS turn
                        FROM chosen ch CROSS JOIN LATERAL (
                             SELECT id, next_attempt_at FROM ${t.deliveries} d
-                             WHERE d.state = 'pending' AND d.origin = ch.origin AND ${CLAIMABLE('$1')}
+                             WHERE d.state = 'pending' AND d.origin = ch.origin AND d.next_attempt_at >= ch.head
+                               AND ${CLAIMABLE('$1')}
                              ORDER BY d.next_attempt_at
                              LIMIT least(ch.n, ceil((CASE WHEN ch.slow THEN $9::int ELSE $3::int END)::numeric / ch.m)::int)
                              FOR UPDATE SKIP LOCKED) c),
