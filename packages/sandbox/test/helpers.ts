@@ -100,14 +100,14 @@ export interface SeenRequest {
  * `trustTraceContext` continues the sandbox's trace, as the demo's receiver does.
  */
 export async function startTestReceiver(
-  options: { failFirst?: boolean; certificate?: TestCertificate; trustTraceContext?: boolean } = {},
+  options: { failFirst?: boolean; certificate?: TestCertificate; trustTraceContext?: boolean; authKey?: string } = {},
 ) {
   const certificate = options.certificate ?? (await createTestCertificate(['127.0.0.1', 'localhost']));
   const requests: SeenRequest[] = [];
   const events: KycWebhookEvent[] = [];
   let failures = options.failFirst ? 1 : 0;
   const receiver = createWebhookReceiver({
-    authKeys: [AUTH_KEY],
+    authKeys: [options.authKey ?? AUTH_KEY],
     trustTraceContext: options.trustTraceContext === true,
     // The failures these tests cause on purpose are asserted, not logged.
     logger: {},
