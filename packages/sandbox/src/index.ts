@@ -14,7 +14,13 @@ export {
   checkEndpoint,
   formatCheckReport,
 } from './check/check-endpoint.js';
-export { type Diagnosis, diagnoseAttempt, SPEC_HINTS, type SpecHint } from './check/diagnose-attempt.js';
+export {
+  type AttemptToDiagnose,
+  type Diagnosis,
+  diagnoseAttempt,
+  SPEC_HINTS,
+  type SpecHint,
+} from './check/diagnose-attempt.js';
 export type { CheckId, CheckResult } from './check/endpoint-checks.js';
 export { createSandbox, DEFAULT_COMPANY, type Sandbox } from './create-sandbox.js';
 export { PAYLOAD_SHAPES, type PayloadShape } from './domain/enum-values.js';

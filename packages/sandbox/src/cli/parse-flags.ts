@@ -17,7 +17,7 @@ function joinDashValues(args: readonly string[], options: NonNullable<ParseArgsC
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     const next = args[i + 1];
-    if (takesValue(arg) && next !== undefined && next.startsWith('-') && !isFlag(next)) {
+    if (takesValue(arg) && next?.startsWith('-') && !isFlag(next)) {
       joined.push(`${arg}=${next}`);
       i++;
     } else {
