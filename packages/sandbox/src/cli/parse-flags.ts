@@ -9,9 +9,10 @@ import { CliError } from './cli-error.js';
  */
 function joinDashValues(args: readonly string[], options: NonNullable<ParseArgsConfig['options']>): string[] {
   const takesValue = (arg: string) => arg.startsWith('--') && options[arg.slice(2)]?.type === 'string';
+  const shorts = new Set(Object.values(options).map((option) => option.short));
   const isFlag = (arg: string) => {
     const name = arg.startsWith('--') ? arg.slice(2).split('=')[0] : undefined;
-    return arg === '--' || arg === '-h' || (name !== undefined && name in options);
+    return arg === '--' || arg === '-h' || shorts.has(arg.slice(1)) || (name !== undefined && name in options);
   };
   const joined: string[] = [];
   for (let i = 0; i < args.length; i++) {
