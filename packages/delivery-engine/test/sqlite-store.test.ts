@@ -58,6 +58,7 @@ describe('sqliteDeliveryStore options', () => {
         { version: 2, description: expect.stringContaining('trace context') },
         { version: 3, description: expect.stringContaining('owning process') },
         { version: 4, description: expect.stringContaining('owner generation') },
+        { version: 5, description: expect.stringContaining('sealed') },
       ]);
       // A newer engine added a version and this worker was left on the old code.
       raw.prepare(`INSERT INTO delivery_schema_migrations VALUES (${SCHEMA_VERSION + 1}, 'from the future', 0)`).run();
@@ -115,7 +116,7 @@ describe('sqliteDeliveryStore schema upgrade', () => {
       const check = new Database(path);
       const versions = check.prepare(`SELECT version FROM ${t.migrations} ORDER BY version`).all();
       check.close();
-      expect(versions).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+      expect(versions).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

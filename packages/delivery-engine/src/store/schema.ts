@@ -10,6 +10,8 @@ export interface TableNames {
   readonly migrations: string;
   /** SQLite owner mode: who owns the file, and which deliveries it had in flight at its last commit. */
   readonly owner: string;
+  /** The ids of the keys that sealed the stored secrets, each with a check value only its key opens. */
+  readonly sealingKeys: string;
   readonly prefix: string;
 }
 
@@ -40,6 +42,7 @@ export function tableNames(prefix: string, schema?: string): TableNames {
     redeliveries: `${q}${prefix}delivery_redeliveries`,
     migrations: `${q}${prefix}delivery_schema_migrations`,
     owner: `${q}${prefix}delivery_owner`,
+    sealingKeys: `${q}${prefix}delivery_sealing_keys`,
   };
 }
 
@@ -162,7 +165,33 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
     postgres: (t) => [unrecordedSendsColumn(t), ...refuseOldClaims(t)],
   },
+  {
+    version: 5,
+    description: 'Auth Keys and signing secrets stored sealed, and the ids of the keys that sealed them',
+    sqlite: (t) => sealedSecrets(t, 'INTEGER'),
+    postgres: (t) => sealedSecrets(t, 'BIGINT'),
+  },
 ];
+
+/**
+ * The secret columns are renamed, not kept: a worker of an earlier release reading or writing
+ * `auth_key` would send a sealed value as the Bearer key, or store a key in clear beside the new
+ * workers; now its statements fail before they touch a row (stop those workers). The values are
+ * sealed by the first engine that starts with a key (stored-secrets.ts), which removes the row
+ * `key_id = ''` the migration adds to say that rows written before may still hold clear values.
+ */
+function sealedSecrets(t: TableNames, time: string): string[] {
+  return [
+    `ALTER TABLE ${t.deliveries} RENAME COLUMN auth_key TO sealed_auth_key`,
+    `ALTER TABLE ${t.deliveries} RENAME COLUMN signing_secret TO sealed_signing_secret`,
+    `CREATE TABLE IF NOT EXISTS ${t.sealingKeys} (
+      key_id TEXT PRIMARY KEY,
+      check_value TEXT NOT NULL,
+      added_at ${time} NOT NULL
+    )`,
+    `INSERT INTO ${t.sealingKeys} (key_id, check_value, added_at) VALUES ('', '', 0)`,
+  ];
+}
 
 /**
  * How many earlier sends of the delivery ended without a recorded result (a crash, a fenced-off
