@@ -14,7 +14,7 @@ export interface SecretFinding {
 /**
  * Looks for every secret, whole or as any run of {@link SECRET_PIECE_LENGTH} characters of it,
  * in the bytes of each file (a missing file is skipped: a `-wal` that was truncated away holds
- * nothing) and each text. Returns what it found, named by the secrets' keys, so a failing test
+ * nothing), each text and each buffer. Returns what it found, named by the secrets' keys, so a failing test
  * names the file and the secret without printing it.
  *
  * @example
@@ -23,12 +23,19 @@ export interface SecretFinding {
  * ```
  */
 export function findSecrets(
-  sources: { readonly files?: readonly string[]; readonly texts?: Readonly<Record<string, string>> },
+  sources: {
+    readonly files?: readonly string[];
+    readonly texts?: Readonly<Record<string, string>>;
+    readonly buffers?: Readonly<Record<string, Uint8Array>>;
+  },
   secrets: Readonly<Record<string, string>>,
 ): SecretFinding[] {
   const haystacks: [string, Buffer][] = [
-    ...(sources.files ?? []).filter((file) => existsSync(file)).map((file): [string, Buffer] => [file, readFileSync(file)]),
+    ...(sources.files ?? [])
+      .filter((file) => existsSync(file))
+      .map((file): [string, Buffer] => [file, readFileSync(file)]),
     ...Object.entries(sources.texts ?? {}).map(([name, text]): [string, Buffer] => [name, Buffer.from(text, 'utf8')]),
+    ...Object.entries(sources.buffers ?? {}).map(([name, bytes]): [string, Buffer] => [name, Buffer.from(bytes)]),
   ];
   const findings: SecretFinding[] = [];
   for (const [name, secret] of Object.entries(secrets)) {
