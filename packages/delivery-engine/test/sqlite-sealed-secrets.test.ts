@@ -106,6 +106,36 @@ describe('the SQLite store keeps no secret in clear', () => {
     }
   });
 
+  it('does not open a key whose row was pointed at another host: nothing is sent there', async () => {
+    const path = tempPath();
+    const company = await startReceiver(() => 200);
+    const elsewhere = await startReceiver(() => 200);
+    const attempts = recordAttempts();
+    const store = sqliteDeliveryStore({ path });
+    const engine = createDeliveryEngine({ store, ...(await loopbackOptions()), ...attempts });
+    try {
+      const { id } = await engine.enqueue({
+        url: company.url,
+        body: bodyFor('moved'),
+        authKey: 'the-companys-auth-key',
+      });
+      // Someone who can write the file, without its key, points the row at another host.
+      const raw = new Database(path);
+      raw.prepare('UPDATE deliveries SET url = ?, origin = ? WHERE id = ?').run(elsewhere.url, elsewhere.origin, id);
+      raw.close();
+      await engine.start();
+      await attempts.waitFor(1);
+      expect(attempts.events[0]?.attempt).toMatchObject({ outcome: 'credentials_error' });
+      expect(attempts.events[0]?.attempt.errorMessage).toMatch(/^sealing_key_wrong: /);
+      expect(elsewhere.requests).toHaveLength(0);
+    } finally {
+      await engine.stop();
+      await store.close();
+      await company.close();
+      await elsewhere.close();
+    }
+  });
+
   it('re-seals a backlog under a new key while it is delivered; the old key is then retired and gone from the file', async () => {
     const path = tempPath();
     const k1 = generateSealingKey();

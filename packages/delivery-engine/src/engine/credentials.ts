@@ -6,13 +6,13 @@ import type { AttemptTarget } from './select-transport.js';
 /** What a `credentials` hook answers for one attempt. */
 export interface DeliveryCredentials {
   /** Sent as `Authorization: Bearer <authKey>`; absent: no `Authorization` header. */
-  readonly authKey?: string;
+  readonly authKey?: string | undefined;
   /**
    * The Standard Webhooks secrets that sign this attempt (`whsec_…`; several during a rotation's
    * overlap, one signature each, at most 8). Absent: the engine's `signing.secret`, if any; an
    * empty list: unsigned.
    */
-  readonly signingSecrets?: string | readonly string[];
+  readonly signingSecrets?: string | readonly string[] | undefined;
 }
 
 /**

@@ -4,12 +4,19 @@ import type { DeliveryClaim, NewDelivery, StoredCredentials } from './store.js';
 
 /**
  * The secrets of a delivery row, sealed. Both SQL stores keep an event's Auth Key and signing
- * secret only sealed (`sealed_auth_key`, `sealed_signing_secret`), under a key the operator holds;
- * each sealed value is bound to its column and its delivery id, so it opens nowhere else.
+ * secret only sealed (`sealed_auth_key`, `sealed_signing_secret`), under a key the operator holds.
+ * Each sealed value is bound to its column, its delivery id and its endpoint's origin: copied
+ * into another row, or left in a row whose URL was pointed at another host, it does not open,
+ * so someone who can write the table but lacks the key cannot make the engine send a key elsewhere.
  */
 
-const authKeyContext = (id: string) => `deliveries.auth_key:${id}`;
-const signingSecretContext = (id: string) => `deliveries.signing_secret:${id}`;
+/** Where a value is stored: the row it belongs to and the endpoint it is sent to. */
+interface Place {
+  readonly id: string;
+  readonly origin: string;
+}
+const authKeyContext = (row: Place) => `deliveries.auth_key:${row.id}:${row.origin}`;
+const signingSecretContext = (row: Place) => `deliveries.signing_secret:${row.id}:${row.origin}`;
 
 /** The registry row that says rows written before schema version 5 may still hold secrets in clear. */
 export const CLEAR_MARK = '';
@@ -43,11 +50,9 @@ export function sealedValues(
   }
   const seal = sealer();
   return {
-    authKey: delivery.authKey === undefined ? null : seal.seal(delivery.authKey, authKeyContext(delivery.id)),
+    authKey: delivery.authKey === undefined ? null : seal.seal(delivery.authKey, authKeyContext(delivery)),
     signingSecret:
-      delivery.signingSecret === undefined
-        ? null
-        : seal.seal(delivery.signingSecret, signingSecretContext(delivery.id)),
+      delivery.signingSecret === undefined ? null : seal.seal(delivery.signingSecret, signingSecretContext(delivery)),
   };
 }
 
@@ -64,15 +69,15 @@ export function openedCredentials(sealer: SecretSealer | undefined, claim: Deliv
     return sealer.open(value, context);
   };
   return {
-    authKey: open(claim.authKey, authKeyContext(claim.id)),
-    signingSecret: open(claim.signingSecret, signingSecretContext(claim.id)),
+    authKey: open(claim.authKey, authKeyContext(claim)),
+    signingSecret: open(claim.signingSecret, signingSecretContext(claim)),
   };
 }
 
 /** A stored row's values sealed again with the current key (from clear, or from an older key). */
 export function resealed(
   sealer: SecretSealer,
-  row: { readonly id: string; readonly authKey: string | null; readonly signingSecret: string | null },
+  row: Place & { readonly authKey: string | null; readonly signingSecret: string | null },
 ): { authKey: string | null; signingSecret: string | null } {
   const again = (value: string | null, context: string) => {
     if (value === null) return null;
@@ -80,8 +85,8 @@ export function resealed(
     return sealer.seal(secret, context);
   };
   return {
-    authKey: again(row.authKey, authKeyContext(row.id)),
-    signingSecret: again(row.signingSecret, signingSecretContext(row.id)),
+    authKey: again(row.authKey, authKeyContext(row)),
+    signingSecret: again(row.signingSecret, signingSecretContext(row)),
   };
 }
 

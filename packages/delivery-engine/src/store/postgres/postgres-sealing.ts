@@ -73,6 +73,7 @@ export function postgresSealing(
       id: String(row.id),
       ...resealed(seal, {
         id: String(row.id),
+        origin: String(row.origin),
         authKey: row.sealed_auth_key as string | null,
         signingSecret: row.sealed_signing_secret as string | null,
       }),
@@ -89,7 +90,7 @@ export function postgresSealing(
   // clear values at an upgrade waits for it, since the mark that says they exist goes after.
   const batchOf = (client: PgPoolClient, condition: string, params: unknown[] = [], skipLocked = false) =>
     client.query(
-      `SELECT id, sealed_auth_key, sealed_signing_secret FROM ${t.deliveries}
+      `SELECT id, origin, sealed_auth_key, sealed_signing_secret FROM ${t.deliveries}
         WHERE ${condition} LIMIT ${BATCH} FOR UPDATE${skipLocked ? ' SKIP LOCKED' : ''}`,
       params,
     );

@@ -105,7 +105,7 @@ export function sqliteSealing({ db, t, path }: SqliteFile, options: SqliteSealin
   );
   const rowsWhere = (condition: string) =>
     db.prepare(
-      `SELECT rowid AS rid, id, sealed_auth_key, sealed_signing_secret FROM ${t.deliveries} WHERE ${condition} LIMIT ${BATCH}`,
+      `SELECT rowid AS rid, id, origin, sealed_auth_key, sealed_signing_secret FROM ${t.deliveries} WHERE ${condition} LIMIT ${BATCH}`,
     );
   const sealRows = (seal: SecretSealer, rows: readonly Row[]): number => {
     let changed = 0;
@@ -114,7 +114,7 @@ export function sqliteSealing({ db, t, path }: SqliteFile, options: SqliteSealin
         authKey: row.sealed_auth_key as string | null,
         signingSecret: row.sealed_signing_secret as string | null,
       };
-      const after = resealed(seal, { id: String(row.id), ...before });
+      const after = resealed(seal, { id: String(row.id), origin: String(row.origin), ...before });
       changed += updateRow.run(
         after.authKey,
         after.signingSecret,
