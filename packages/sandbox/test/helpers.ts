@@ -21,10 +21,17 @@ export const USERNAME = 'alice';
 export const PASSWORD = 'correct horse battery staple';
 export const AUTH_KEY = 'qT7#vLm2$Xw9pRz4!Kd8nB3eHs6';
 
-/** A temp folder removed by the returned cleanup. */
+/** A temp folder (and the secrets key file a sandbox makes beside it) removed by the returned cleanup. */
 export function tempDir(prefix = 'kyc-sandbox-test-'): { path: string; remove: () => void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
-  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+  // The secrets key file sits beside the data folder, not in it.
+  return {
+    path,
+    remove: () => {
+      rmSync(path, { recursive: true, force: true });
+      rmSync(`${path}.key`, { force: true });
+    },
+  };
 }
 
 /** A sandbox on loopback with one user, trusting `ca`, on a 600× schedule (first retry after 100 ms). */
