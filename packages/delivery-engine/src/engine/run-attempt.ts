@@ -179,34 +179,47 @@ function prepareHeaders(
   startedAt: number,
   body: string | Uint8Array,
 ): Prepared | Promise<Prepared> {
-  const headersWith = (secrets: AttemptSecrets): Prepared => {
-    try {
-      return attemptHeaders({
-        id: claim.id,
-        attempt: attemptNumber,
-        // Checked by the receiver against its own wall clock (5 minutes' tolerance): wall time,
-        // also when the schedule runs on a scaled clock.
-        timestampMs: ctx.clock.toWall?.(startedAt) ?? startedAt,
-        body,
-        authKey: secrets.authKey,
-        signingSecret: secrets.signingSecret,
-      });
-    } catch (error) {
-      // Only a secret the hook gave can fail here: stored ones were checked at enqueue.
-      return hookFailure(error);
-    }
-  };
-  const failed = (error: unknown): Prepared => {
-    if (ctx.abort.aborted) return STOPPED;
-    return error instanceof DeliveryEngineError ? error : hookFailure(error);
-  };
   let found: AttemptSecrets | Promise<AttemptSecrets>;
   try {
     found = attemptSecrets(ctx, claim, attemptNumber);
   } catch (error) {
-    return failed(error);
+    return notPrepared(ctx, error);
   }
-  return found instanceof Promise ? found.then(headersWith, failed) : headersWith(found);
+  if (!(found instanceof Promise)) return headersWith(ctx, claim, attemptNumber, startedAt, body, found);
+  return found.then(
+    (secrets) => headersWith(ctx, claim, attemptNumber, startedAt, body, secrets),
+    (error: unknown) => notPrepared(ctx, error),
+  );
+}
+
+function headersWith(
+  ctx: AttemptContext,
+  claim: DeliveryClaim,
+  attemptNumber: number,
+  startedAt: number,
+  body: string | Uint8Array,
+  secrets: AttemptSecrets,
+): Prepared {
+  try {
+    return attemptHeaders({
+      id: claim.id,
+      attempt: attemptNumber,
+      // Checked by the receiver against its own wall clock (5 minutes' tolerance): wall time,
+      // also when the schedule runs on a scaled clock.
+      timestampMs: ctx.clock.toWall?.(startedAt) ?? startedAt,
+      body,
+      authKey: secrets.authKey,
+      signingSecret: secrets.signingSecret,
+    });
+  } catch (error) {
+    // Only a secret the hook gave can fail here: stored ones were checked at enqueue.
+    return hookFailure(error);
+  }
+}
+
+function notPrepared(ctx: AttemptContext, error: unknown): Prepared {
+  if (ctx.abort.aborted) return STOPPED;
+  return error instanceof DeliveryEngineError ? error : hookFailure(error);
 }
 
 async function releaseOnStop(ctx: AttemptContext, claim: DeliveryClaim): Promise<void> {

@@ -58,7 +58,9 @@ function invalid(message: string): DeliveryEngineError {
  * handles may read the file. Deliveries without a recorded result are due again under the next
  * owner (after one lease, in case the old owner is still finishing them), so an attempt in flight
  * at a crash is sent again, and the attempt log counts that send: at least once, never lost.
- * Several processes belong on Postgres.
+ * Several processes belong on Postgres. An Auth Key or signing secret given to `enqueue` is
+ * stored sealed (AES-256-GCM) with `sealingKeys`, or with the key file `<path>.key` the store
+ * makes at its first start (mode 0600): keep that file out of the database's backups.
  *
  * @example
  * ```ts

@@ -56,8 +56,12 @@ export function sealedValues(
   };
 }
 
+/** What a delivery enqueued without secrets has: shared, so such an attempt allocates nothing here. */
+const NONE: StoredCredentials = Object.freeze({ authKey: undefined, signingSecret: undefined });
+
 /** The clear credentials of a claimed delivery; throws `sealing_key_*` when a value cannot be opened. */
 export function openedCredentials(sealer: SecretSealer | undefined, claim: DeliveryClaim): StoredCredentials {
+  if (claim.authKey === undefined && claim.signingSecret === undefined) return NONE;
   const open = (value: string | undefined, context: string) => {
     if (value === undefined) return undefined;
     if (sealer === undefined) {
