@@ -23,6 +23,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await running?.close();
   rmSync(dataDir, { recursive: true, force: true });
+  // The sandbox's secrets key file sits beside its data folder.
+  rmSync(`${dataDir}.key`, { force: true });
 });
 
 /** A flow in progress, created through the sandbox-only API as the dashboard would. */

@@ -61,5 +61,7 @@ it('serves HTTPS and acts on a real delivery from the sandbox', async () => {
     await sandbox.close();
     await new Promise((resolve) => server.close(resolve));
     rmSync(dataDir, { recursive: true, force: true });
+    // The sandbox's secrets key file sits beside its data folder.
+    rmSync(`${dataDir}.key`, { force: true });
   }
 });

@@ -25,6 +25,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await running?.close();
   rmSync(dataDir, { recursive: true, force: true });
+  // The sandbox's secrets key file sits beside its data folder.
+  rmSync(`${dataDir}.key`, { force: true });
   contract.assertConforms();
 });
 

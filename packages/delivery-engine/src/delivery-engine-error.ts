@@ -9,7 +9,10 @@ export type DeliveryEngineErrorCode =
   | 'in_progress'
   | 'store_error'
   | 'store_locked'
-  | 'store_fenced';
+  | 'store_fenced'
+  | 'sealing_key_missing'
+  | 'sealing_key_wrong'
+  | 'credentials_error';
 
 /**
  * The one error class of `@kyc/delivery-engine`: a stable `code` and a message that says what

@@ -9,6 +9,7 @@ export { DeliveryEngineError, type DeliveryEngineErrorCode } from './delivery-en
 export type { Lane, LanesSnapshot, SlowOrigin, SlowReason } from './engine/attempt-slots.js';
 export { type Clock, systemClock } from './engine/clock.js';
 export { createDeliveryEngine } from './engine/create-delivery-engine.js';
+export type { CredentialsHook, DeliveryCredentials } from './engine/credentials.js';
 export type { DeliveryEngine, EnqueueResult, LoopHealth, StopOptions } from './engine/delivery-engine.js';
 export { REDACTED } from './engine/headers.js';
 export { createManualClock, type ManualClock } from './engine/manual-clock.js';
@@ -19,11 +20,13 @@ export {
   type DeliveryEngineOptions,
 } from './engine/options.js';
 export type { WebhookEvent } from './engine/prepare-event.js';
-export { type DeliveryOutcome, WORKER_LOST_OUTCOME } from './engine/run-attempt.js';
+export { CREDENTIALS_ERROR_OUTCOME, type DeliveryOutcome, WORKER_LOST_OUTCOME } from './engine/run-attempt.js';
 export { type ScaledClock, type ScaledClockOptions, scaledClock } from './engine/scaled-clock.js';
 export { planNextAttempt, type ScheduleOptions } from './engine/schedule.js';
 export type { AttemptTarget, SelectTransport } from './engine/select-transport.js';
 export { standardWebhooksSignature } from './engine/signing.js';
+// The sealing, transport and validation helpers own their public surface in these barrels.
+export * from './sealing/index.js';
 export {
   type SqliteDeliveryStoreOptions,
   type SqliteDurability,
@@ -32,6 +35,5 @@ export {
 export type * from './store/store.js';
 export type { DeliveryEngineTelemetryOptions } from './telemetry/engine-telemetry.js';
 export { formatTraceparent, parseTraceparent } from './telemetry/traceparent.js';
-// The transport and validation helpers own their public surface in these barrels.
 export * from './transport/index.js';
 export * from './validation/index.js';

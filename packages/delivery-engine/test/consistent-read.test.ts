@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createDeliveryEngine, type DeliveryRecord, type DeliveryStore, sqliteDeliveryStore } from '../src/index.js';
 import { postgresDeliveryStore } from '../src/postgres.js';
 import { bodyFor } from './support/attempts.js';
-import { uniqueSchema } from './support/postgres-schema.js';
+import { TEST_SEALING_KEYS, uniqueSchema } from './support/postgres-schema.js';
 import { startReceiver, testCertificate } from './support/receiver.js';
 import { spawnWorker } from './support/spawn-worker.js';
 
@@ -140,7 +140,7 @@ describe('getDelivery while another process records attempts', () => {
     async () => {
       const schema = uniqueSchema('read');
       const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 4 });
-      const store = postgresDeliveryStore({ pool, schema });
+      const store = postgresDeliveryStore({ sealingKeys: TEST_SEALING_KEYS, pool, schema });
       try {
         await store.migrate();
         await readWhileAnotherProcessDelivers(store, { store: 'postgres', postgresUrl: POSTGRES_URL, schema });

@@ -57,6 +57,7 @@ describe('createDeliveryEngine options', () => {
     [{ store, clock: { now: () => 0 } }, 'clock'],
     [{ store, resolver: {} }, 'resolver'],
     [{ store, onAttempt: 'log' }, 'onAttempt'],
+    [{ store, credentials: { authKey: 'x' } }, 'credentials'],
     [{ store, logger: 'console' }, 'logger'],
     [{ store, tls: 'ca.pem' }, 'tls'],
     [{ store, tls: { ca: 'not a certificate' } }, 'tls.ca'],

@@ -159,7 +159,7 @@ describe('leases', () => {
     }
   });
 
-  it('survives a stored row it cannot send (a corrupt signing secret): logs it, keeps the delivery', async () => {
+  it('survives a stored row it cannot send (a corrupt sealed secret): a credentials_error attempt, nothing sent, retried', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kyc-corrupt-'));
     const path = join(dir, 'corrupt.db');
     const receiver = await startReceiver(() => 200);
@@ -168,7 +168,7 @@ describe('leases', () => {
     const engine = createDeliveryEngine({
       store,
       ...(await loopbackOptions()),
-      logger: { error: (message) => errors.push(message) },
+      logger: { error: (message, fields) => errors.push(`${message} ${JSON.stringify(fields)}`) },
     });
     try {
       const { id } = await engine.enqueue({
@@ -176,15 +176,19 @@ describe('leases', () => {
         body: bodyFor('corrupt-1'),
         signingSecret: `whsec_${Buffer.alloc(24, 7).toString('base64')}`,
       });
-      // Another tool (or an older engine) left a secret this engine cannot use.
+      // Another tool left a value this engine cannot open (not sealed, or sealed for another row).
       const raw = new Database(path);
-      raw.prepare('UPDATE deliveries SET signing_secret = ? WHERE id = ?').run('not-a-secret', id);
+      raw.prepare('UPDATE deliveries SET sealed_signing_secret = ? WHERE id = ?').run('not-a-secret', id);
       raw.close();
       await engine.start();
       for (let i = 0; i < 200 && errors.length === 0; i++) await pause(10);
-      expect(errors[0]).toMatch(/attempt failed unexpectedly/);
+      expect(errors[0]).toMatch(/no credentials for an attempt: nothing sent/);
+      expect(errors.join('\n')).not.toContain('not-a-secret');
       expect(receiver.requests).toHaveLength(0);
-      expect(await engine.getDelivery(id)).toMatchObject({ state: 'pending', attempts: 0 });
+      for (let i = 0; i < 200 && (await engine.getDelivery(id))?.attempts !== 1; i++) await pause(10);
+      const delivery = await engine.getDelivery(id);
+      expect(delivery).toMatchObject({ state: 'pending', attempts: 1, lastOutcome: 'credentials_error' });
+      expect(delivery?.attemptLog[0]?.errorMessage).toMatch(/^sealing_key_wrong: .*nothing was sent$/);
     } finally {
       await engine.stop();
       await receiver.close();

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createDeliveryEngine, sqliteDeliveryStore } from '../src/index.js';
 import { postgresDeliveryStore } from '../src/postgres.js';
 import { pause } from './support/attempts.js';
-import { uniqueSchema } from './support/postgres-schema.js';
+import { TEST_SEALING_KEYS, uniqueSchema } from './support/postgres-schema.js';
 
 const available = await postgresAvailable();
 const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 4 });
@@ -33,7 +33,7 @@ describe('engine.loopHealth()', () => {
     'reports how long the loop has been stuck on a locked Postgres table, and recovers',
     async () => {
       const schema = uniqueSchema('health');
-      const store = postgresDeliveryStore({ pool, schema });
+      const store = postgresDeliveryStore({ sealingKeys: TEST_SEALING_KEYS, pool, schema });
       await store.migrate();
       const engine = createDeliveryEngine({ store, pollIntervalMs: 20 });
       const locker = await pool.connect();

@@ -5,7 +5,7 @@ import { postgresDeliveryStore } from '../src/postgres.js';
 import { CLAIM_AHEAD_ROWS } from '../src/store/postgres/claim-ahead.js';
 import { bodyFor } from './support/attempts.js';
 import { delivery, LEASE, T0 } from './support/conformance-rows.js';
-import { poolsEndedAfterAll, uniqueSchema } from './support/postgres-schema.js';
+import { poolsEndedAfterAll, TEST_SEALING_KEYS, uniqueSchema } from './support/postgres-schema.js';
 import { loopbackOptions, startReceiver } from './support/receiver.js';
 
 // A Postgres worker claims beyond its free slots while the queue is deep (a statement per slot
@@ -28,8 +28,8 @@ const request = (limit: number, overrides: Partial<ClaimRequest> = {}): ClaimReq
 async function twoWorkers(label: string, rows: number, origin = (_: number) => 'https://a.example') {
   const schema = uniqueSchema(label);
   const pool = newPool();
-  const first = postgresDeliveryStore({ pool, schema });
-  const second = postgresDeliveryStore({ pool: newPool(), schema });
+  const first = postgresDeliveryStore({ sealingKeys: TEST_SEALING_KEYS, pool, schema });
+  const second = postgresDeliveryStore({ sealingKeys: TEST_SEALING_KEYS, pool: newPool(), schema });
   await first.migrate();
   for (let i = 0; i < rows; i++) await first.insert(delivery(`d${i}`, { origin: origin(i), createdAt: T0 + i }));
   const leased = async () =>
@@ -148,7 +148,7 @@ describe.skipIf(!available)('postgres store: claims held ahead', () => {
     const schema = uniqueSchema('aheadengine');
     const pool = newPool({ max: 6 });
     const receiver = await startReceiver(() => ({ status: 200, delayMs: 20 }));
-    const store = postgresDeliveryStore({ pool, schema });
+    const store = postgresDeliveryStore({ sealingKeys: TEST_SEALING_KEYS, pool, schema });
     const options = await loopbackOptions();
     const engine = (concurrency: number) =>
       createDeliveryEngine({ store, ...options, concurrency, perEndpointConcurrency: concurrency, telemetry: false });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { type Clock, createDeliveryEngine, type DeliveryEngine } from '../src/index.js';
 import { postgresDeliveryStore } from '../src/postgres.js';
 import { bodyFor, pause, recordAttempts } from './support/attempts.js';
-import { poolsEndedAfterAll, uniqueSchema } from './support/postgres-schema.js';
+import { poolsEndedAfterAll, TEST_SEALING_KEYS, uniqueSchema } from './support/postgres-schema.js';
 import { loopbackOptions, startReceiver } from './support/receiver.js';
 
 // Issue 32: a worker's wall clock stepped 60 s forward with 16 attempts in flight, and one of
@@ -42,7 +42,7 @@ describe.skipIf(!available)('postgres leases and a worker clock that steps', () 
     const engines: DeliveryEngine[] = [];
     const worker = async (clock: Clock) => {
       const engine = createDeliveryEngine({
-        store: postgresDeliveryStore({ pool: newPool({ max: 6 }), schema }),
+        store: postgresDeliveryStore({ sealingKeys: TEST_SEALING_KEYS, pool: newPool({ max: 6 }), schema }),
         ...(await loopbackOptions()),
         clock,
         concurrency: 16,
@@ -58,7 +58,7 @@ describe.skipIf(!available)('postgres leases and a worker clock that steps', () 
     };
     const producerPool = newPool();
     const producer = createDeliveryEngine({
-      store: postgresDeliveryStore({ pool: producerPool, schema }),
+      store: postgresDeliveryStore({ sealingKeys: TEST_SEALING_KEYS, pool: producerPool, schema }),
       ...(await loopbackOptions()),
     });
     try {

@@ -8,7 +8,7 @@ import { createDeliveryEngine, DeliveryEngineError } from '../src/index.js';
 import { postgresDeliveryStore } from '../src/postgres.js';
 import { bodyFor, recordAttempts } from './support/attempts.js';
 import { attempt, delivery, T0 } from './support/conformance-rows.js';
-import { poolsEndedAfterAll, uniqueSchema } from './support/postgres-schema.js';
+import { poolsEndedAfterAll, TEST_SEALING_KEYS, uniqueSchema } from './support/postgres-schema.js';
 import { loopbackOptions, startReceiver, testCertificate } from './support/receiver.js';
 
 // Postgres refuses U+0000 in text and JSON: one receiver's answer must not fail the statement
@@ -47,7 +47,7 @@ describe.skipIf(!available)('postgres store: a NUL byte in one result', () => {
     const healthy = await startReceiver(() => 200);
     const bad = await startNulReceiver();
     const attempts = recordAttempts();
-    const store = postgresDeliveryStore({ pool, schema });
+    const store = postgresDeliveryStore({ sealingKeys: TEST_SEALING_KEYS, pool, schema });
     const engine = createDeliveryEngine({
       store,
       ...(await loopbackOptions()),
@@ -90,7 +90,7 @@ describe.skipIf(!available)('postgres store: a NUL byte in one result', () => {
   it('stores NULs and lone surrogates of snippets and error texts as ␀ and U+FFFD', async () => {
     const schema = uniqueSchema('nulrows');
     const pool = newPool();
-    const store = postgresDeliveryStore({ pool, schema });
+    const store = postgresDeliveryStore({ sealingKeys: TEST_SEALING_KEYS, pool, schema });
     try {
       await store.migrate();
       for (const id of ['a', 'b', 'c']) await store.insert(delivery(id, { origin: `https://${id}.example` }));
@@ -122,7 +122,7 @@ describe.skipIf(!available)('postgres store: a NUL byte in one result', () => {
   it('writes a refused batch again row by row: only the bad row fails, the others are recorded once', async () => {
     const schema = uniqueSchema('rowbyrow');
     const pool = newPool();
-    const store = postgresDeliveryStore({ pool, schema });
+    const store = postgresDeliveryStore({ sealingKeys: TEST_SEALING_KEYS, pool, schema });
     try {
       await store.migrate();
       const ids = ['r0', 'r1', 'r2', 'r3', 'r4'];

@@ -6,7 +6,7 @@ import { postgresDeliveryStore } from '../src/postgres.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../src/store/schema.js';
 import { storeConformance } from './store-conformance.js';
 import { bodyFor, pause, recordAttempts } from './support/attempts.js';
-import { poolsEndedAfterAll, uniqueSchema } from './support/postgres-schema.js';
+import { poolsEndedAfterAll, TEST_SEALING_KEYS, uniqueSchema } from './support/postgres-schema.js';
 import { loopbackOptions, startReceiver } from './support/receiver.js';
 
 const available = await postgresAvailable();
@@ -16,11 +16,11 @@ describe.skipIf(!available)('postgres', () => {
   storeConformance('postgres', async () => {
     const schema = uniqueSchema('conf');
     const pool = newPool();
-    const store = postgresDeliveryStore({ pool, schema });
+    const store = postgresDeliveryStore({ sealingKeys: TEST_SEALING_KEYS, pool, schema });
     await store.migrate();
     return {
       store,
-      openAnother: async () => postgresDeliveryStore({ pool: newPool(), schema }),
+      openAnother: async () => postgresDeliveryStore({ sealingKeys: TEST_SEALING_KEYS, pool: newPool(), schema }),
       // Leases run on the database's clock: a test ends them instead of waiting.
       endLeases: async () => {
         await pool.query(`UPDATE ${schema}.deliveries SET lease_until = 0 WHERE leased = 1`);
@@ -35,7 +35,7 @@ describe.skipIf(!available)('postgres', () => {
     it('commits the delivery with the caller transaction, and not at all on rollback', async () => {
       const schema = uniqueSchema('outbox');
       const pool = newPool();
-      const store = postgresDeliveryStore({ pool, schema });
+      const store = postgresDeliveryStore({ sealingKeys: TEST_SEALING_KEYS, pool, schema });
       const engine = createDeliveryEngine({ store, allowPrivateNetworks: ['127.0.0.0/8'] });
       await store.migrate();
       await pool.query(`CREATE TABLE ${schema}.sessions (id TEXT PRIMARY KEY, state TEXT NOT NULL)`);
@@ -68,13 +68,13 @@ describe.skipIf(!available)('postgres', () => {
       const attempts = recordAttempts();
       // An hour between polls: only a notification can make this worker look at the queue.
       const worker = createDeliveryEngine({
-        store: postgresDeliveryStore({ pool, schema }),
+        store: postgresDeliveryStore({ sealingKeys: TEST_SEALING_KEYS, pool, schema }),
         ...(await loopbackOptions()),
         pollIntervalMs: 3_600_000,
         onAttempt: attempts.onAttempt,
       });
       const producer = createDeliveryEngine({
-        store: postgresDeliveryStore({ pool: newPool(), schema }),
+        store: postgresDeliveryStore({ sealingKeys: TEST_SEALING_KEYS, pool: newPool(), schema }),
         ...(await loopbackOptions()),
       });
       try {
@@ -97,13 +97,13 @@ describe.skipIf(!available)('postgres', () => {
       const receiver = await startReceiver(() => 200);
       const attempts = recordAttempts();
       const worker = createDeliveryEngine({
-        store: postgresDeliveryStore({ pool, schema }),
+        store: postgresDeliveryStore({ sealingKeys: TEST_SEALING_KEYS, pool, schema }),
         ...(await loopbackOptions()),
         pollIntervalMs: 3_600_000,
         onAttempt: attempts.onAttempt,
       });
       const producer = createDeliveryEngine({
-        store: postgresDeliveryStore({ pool: newPool(), schema }),
+        store: postgresDeliveryStore({ sealingKeys: TEST_SEALING_KEYS, pool: newPool(), schema }),
         ...(await loopbackOptions()),
       });
       const admin = newPool();
@@ -146,7 +146,7 @@ describe.skipIf(!available)('postgres', () => {
       const receiver = await startReceiver(() => 200);
       const attempts = recordAttempts();
       const engine = createDeliveryEngine({
-        store: postgresDeliveryStore({ pool, schema }),
+        store: postgresDeliveryStore({ sealingKeys: TEST_SEALING_KEYS, pool, schema }),
         ...(await loopbackOptions()),
         pollIntervalMs: 3_600_000,
         onAttempt: attempts.onAttempt,
@@ -180,7 +180,7 @@ describe.skipIf(!available)('postgres', () => {
       const schema = uniqueSchema('badtx');
       const pool = newPool();
       const engine = createDeliveryEngine({
-        store: postgresDeliveryStore({ pool, schema }),
+        store: postgresDeliveryStore({ sealingKeys: TEST_SEALING_KEYS, pool, schema }),
         allowPrivateNetworks: ['127.0.0.0/8'],
       });
       const event = { url: 'https://127.0.0.1:9/hook', body: bodyFor('badtx') };
@@ -199,12 +199,18 @@ describe.skipIf(!available)('postgres', () => {
       const pool = newPool();
       try {
         // Workers starting together: the advisory lock makes one migrate and the others find it done.
-        await Promise.all(Array.from({ length: 4 }, () => postgresDeliveryStore({ pool, schema }).migrate()));
+        await Promise.all(
+          Array.from({ length: 4 }, () =>
+            postgresDeliveryStore({ sealingKeys: TEST_SEALING_KEYS, pool, schema }).migrate(),
+          ),
+        );
         const { rows } = await pool.query(`SELECT version FROM ${schema}.delivery_schema_migrations`);
         expect(rows).toEqual(MIGRATIONS.map((m) => ({ version: m.version })));
         const future = SCHEMA_VERSION + 1;
         await pool.query(`INSERT INTO ${schema}.delivery_schema_migrations VALUES (${future}, 'from the future', 0)`);
-        await expect(postgresDeliveryStore({ pool, schema }).migrate()).rejects.toMatchObject({
+        await expect(
+          postgresDeliveryStore({ sealingKeys: TEST_SEALING_KEYS, pool, schema }).migrate(),
+        ).rejects.toMatchObject({
           code: 'store_error',
           message: expect.stringContaining(`schema version ${future}`),
         });
@@ -214,7 +220,9 @@ describe.skipIf(!available)('postgres', () => {
     });
 
     it('rejects a bad schema name with a typed error', () => {
-      expect(() => postgresDeliveryStore({ pool: newPool(), schema: 'x"; drop' })).toThrow(DeliveryEngineError);
+      expect(() =>
+        postgresDeliveryStore({ sealingKeys: TEST_SEALING_KEYS, pool: newPool(), schema: 'x"; drop' }),
+      ).toThrow(DeliveryEngineError);
     });
   });
 });

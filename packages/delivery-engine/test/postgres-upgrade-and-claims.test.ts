@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { postgresDeliveryStore } from '../src/postgres.js';
 import { MIGRATIONS, migrationsTable, tableNames } from '../src/store/schema.js';
 import { bodyFor } from './support/attempts.js';
-import { poolsEndedAfterAll, uniqueSchema } from './support/postgres-schema.js';
+import { poolsEndedAfterAll, TEST_SEALING_KEYS, uniqueSchema } from './support/postgres-schema.js';
 
 // The Postgres store's own rows, beside the conformance suite (postgres-store.test.ts): how a
 // database of an earlier version is upgraded, and how a claim writes.
@@ -27,7 +27,7 @@ describe.skipIf(!available)('postgres store rows', () => {
           `INSERT INTO ${t.deliveries} (id, url, origin, body, created_at, next_attempt_at) VALUES ('old', 'https://a.example/', 'https://a.example', '{}', 5, 5)`,
         );
 
-        const store = postgresDeliveryStore({ pool, schema });
+        const store = postgresDeliveryStore({ sealingKeys: TEST_SEALING_KEYS, pool, schema });
         await store.migrate();
         const [old] = await store.claim({ now: 10, limit: 5, leaseMs: 1000, excludeOrigins: [] });
         expect(old).toMatchObject({ id: 'old', createdAt: 5, traceParent: undefined, companyId: undefined });
@@ -60,7 +60,7 @@ describe.skipIf(!available)('postgres store rows', () => {
       const schema = uniqueSchema('hot');
       // One connection: the statistics it flushes are those of the claim it ran.
       const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
-      const store = postgresDeliveryStore({ pool, schema });
+      const store = postgresDeliveryStore({ sealingKeys: TEST_SEALING_KEYS, pool, schema });
       try {
         await store.migrate();
         for (let i = 0; i < 20; i++) {

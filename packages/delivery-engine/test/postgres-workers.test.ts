@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createDeliveryEngine } from '../src/index.js';
 import { postgresDeliveryStore } from '../src/postgres.js';
 import { bodyFor } from './support/attempts.js';
-import { uniqueSchema } from './support/postgres-schema.js';
+import { TEST_SEALING_KEYS, uniqueSchema } from './support/postgres-schema.js';
 import { startReceiver, TEST_HOST, testCertificate } from './support/receiver.js';
 import { spawnWorker } from './support/spawn-worker.js';
 
@@ -51,7 +51,7 @@ describe.skipIf(!(await postgresAvailable()))('three workers sharing one Postgre
     const url = `https://${TEST_HOST}:${receiver.port}/hook`;
     const schema = uniqueSchema('workers');
     const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 4 });
-    const store = postgresDeliveryStore({ pool, schema });
+    const store = postgresDeliveryStore({ sealingKeys: TEST_SEALING_KEYS, pool, schema });
     const enqueuer = createDeliveryEngine({
       store,
       allowPrivateNetworks: ['127.0.0.0/8'],

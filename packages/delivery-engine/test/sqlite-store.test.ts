@@ -59,6 +59,7 @@ describe('sqliteDeliveryStore options', () => {
         { version: 3, description: expect.stringContaining('owning process') },
         { version: 4, description: expect.stringContaining('owner generation') },
         { version: 5, description: expect.stringContaining('indexed by origin') },
+        { version: 6, description: expect.stringContaining('sealed') },
       ]);
       // A newer engine added a version and this worker was left on the old code.
       raw.prepare(`INSERT INTO delivery_schema_migrations VALUES (${SCHEMA_VERSION + 1}, 'from the future', 0)`).run();
@@ -120,7 +121,14 @@ describe('sqliteDeliveryStore schema upgrade', () => {
         .pluck()
         .all();
       check.close();
-      expect(versions).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
+      expect(versions).toEqual([
+        { version: 1 },
+        { version: 2 },
+        { version: 3 },
+        { version: 4 },
+        { version: 5 },
+        { version: 6 },
+      ]);
       // Claims read one origin at a time: the index by due time alone, which they walked, is gone.
       expect(indexes.sort()).toEqual(['deliveries_created', 'deliveries_origin_due']);
     } finally {

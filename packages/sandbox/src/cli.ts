@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 import { CliError } from './cli/cli-error.js';
-import { checkEndpointCommand, startCommand, userCommand } from './cli/commands.js';
+import { checkEndpointCommand, DEFAULT_DATA_DIR, startCommand, userCommand } from './cli/commands.js';
 import { listenCommand } from './cli/listen-command.js';
 import { loginCommand, logoutCommand } from './cli/login-command.js';
+import { secretsKeyCommand } from './cli/secrets-key-command.js';
 import { signingSecretCommand } from './cli/signing-secret-command.js';
 import { triggerCommand } from './cli/trigger-command.js';
 import { USAGE } from './cli/usage.js';
@@ -31,6 +32,8 @@ async function main(argv: string[]): Promise<number> {
       return triggerCommand(args, io);
     case 'signing-secret':
       return signingSecretCommand(args, io);
+    case 'secrets-key':
+      return secretsKeyCommand(args, io, DEFAULT_DATA_DIR);
     case 'help':
     case '--help':
     case '-h':

@@ -1,12 +1,13 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { WEBHOOK_RESPONSE_DEADLINE_MS } from '@kyc/contracts';
 import {
   createDeliveryEngine,
   DEFAULT_LEASE_MARGIN_MS,
   type DeliveryEngine,
+  DeliveryEngineError,
   type DeliveryEngineOptions,
   type Resolver,
   scaledClock,
@@ -18,8 +19,9 @@ import { LoginThrottle } from './api/login-throttle.js';
 import { createApp } from './app.js';
 import { LOOPBACK_NETWORKS } from './domain/loopback.js';
 import { authKeyHint } from './domain/masked-auth-key.js';
+import { attemptRecorder } from './engine/attempt-recorder.js';
 import { createOutboxRelay } from './engine/outbox-relay.js';
-import { signingDeliveryStore } from './engine/signing-delivery-store.js';
+import { sandboxCredentials } from './engine/sandbox-credentials.js';
 import { listenUpgrade } from './listen/listen-upgrade.js';
 import { ListenerHub } from './listen/listener-hub.js';
 import type { ListenerInfo } from './listen/listener-session.js';
@@ -62,6 +64,12 @@ export interface Sandbox {
   listener(companyId: number): ListenerInfo | undefined;
   /** Starts webhook delivery and relays any events left in the outbox. */
   start(): Promise<void>;
+  /**
+   * Seals every stored Auth Key and signing secret again with the first key of `secretsKey`
+   * (both databases, rewritten so no value sealed with an older key is left), for a rotation of
+   * the secrets key: `kyc-sandbox secrets-key rotate`. Needs the delivery file to itself.
+   */
+  resealSecrets(): Promise<{ readonly sandbox: number; readonly deliveries: number }>;
   /** Stops the engine (attempts in flight finish) and closes the databases. */
   close(): Promise<void>;
 }
@@ -120,11 +128,15 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   }
   prepareDataDir(options.dataDir);
   const file = (name: string) => (options.dataDir === ':memory:' ? ':memory:' : join(options.dataDir, name));
-  const store = new SandboxStore(file('sandbox.db'));
+  const keyFile =
+    options.dataDir === ':memory:' ? undefined : (options.secretsKeyFile ?? `${resolve(options.dataDir)}.key`);
+  const store = new SandboxStore(file('sandbox.db'), { secretsKey: options.secretsKey, keyFile });
   const clock = scaledClock(timeScale);
   let deliveryStore: ReturnType<typeof sqliteDeliveryStore>;
   try {
-    deliveryStore = sqliteDeliveryStore({ path: file('deliveries.db') });
+    // The same key ring: the engine's file holds no secret the sandbox enqueued (it enqueues
+    // none), but one written by an older sandbox is sealed with it at the first start.
+    deliveryStore = sqliteDeliveryStore({ path: file('deliveries.db'), sealingKeys: store.sealingKeys });
   } catch (error) {
     store.close();
     throw new SandboxError('data_dir', `cannot open the delivery database: ${(error as Error).message}`, {
@@ -154,57 +166,22 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     authKeyLast4: (companyId) => authKeyHint(store.getCompany(companyId)?.authKey),
   });
   const engineOptions: DeliveryEngineOptions = {
-    // Signed with the company's secrets at send time (see signingDeliveryStore for why).
-    store: signingDeliveryStore(deliveryStore, {
-      secretsOf: (companyId) => signing.active(companyId),
-      signed: (eventId, attempt, secrets) => store.signingSecrets.recordUse(eventId, attempt, secrets),
-    }),
+    store: deliveryStore,
+    // The company's Auth Key and signing secrets at send time (see sandboxCredentials for why).
+    credentials: sandboxCredentials(store, signing),
     clock,
     resolver: sandboxResolver,
     selectTransport: hub.selectTransport,
     ...(timeScale > 1 ? { leaseMs, deadlineMs, pollIntervalMs: 50 * timeScale } : {}),
     ...(allowPrivateNetworks ? { allowPrivateNetworks } : {}),
     ...(options.trustedCa?.length ? { tls: { ca: [...options.trustedCa] } } : {}),
-    onAttempt: ({ deliveryId, url, attempt, state, nextAttemptAt, traceParent }) => {
-      const companyId = store.portal.recordAttempt(
-        {
-          eventId: deliveryId,
-          attempt: attempt.attempt,
-          at: clock.toWall(attempt.startedAt),
-          outcome: attempt.outcome,
-          status: attempt.status,
-          latencyMs: attempt.latencyMs,
-          error: attempt.errorMessage,
-        },
-        state,
-        nextAttemptAt === undefined ? undefined : clock.toWall(nextAttemptAt),
-        Date.now(),
-      );
-      if (companyId !== undefined) portal?.notify(companyId);
-      hub.recorded(
-        deliveryId,
-        attempt.attempt,
-        { outcome: attempt.outcome, status: attempt.status, state },
-        nextAttemptAt === undefined ? undefined : clock.toWall(nextAttemptAt),
-      );
-      const status = attempt.status === undefined ? '' : ` ${attempt.status}`;
-      // The origin only: a webhook URL's path or query may carry a customer's token.
-      const origin = new URL(url).origin;
-      options.logger?.info?.(
-        `webhook ${deliveryId} → ${origin}: attempt #${attempt.attempt} ${attempt.outcome}${status}, ${state}`,
-        {
-          event: 'webhook.attempt',
-          deliveryId,
-          origin,
-          attempt: attempt.attempt,
-          outcome: attempt.outcome,
-          ...(attempt.status !== undefined && { status: attempt.status }),
-          latencyMs: attempt.latencyMs,
-          state,
-          ...(traceParent !== undefined && { traceParent }),
-        },
-      );
-    },
+    onAttempt: attemptRecorder({
+      store,
+      clock,
+      hub,
+      logger: options.logger,
+      notify: (companyId) => portal?.notify(companyId),
+    }),
     logger: {
       warn: (message, fields) =>
         options.logger?.warn?.(`engine: ${message} ${JSON.stringify(fields ?? {})}`, { event: 'engine', ...fields }),
@@ -280,13 +257,23 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     },
     readiness,
     async start() {
-      await engine.start();
+      await engine.start().catch((error: unknown) => {
+        if (!(error instanceof DeliveryEngineError) || !error.code.startsWith('sealing_key')) throw error;
+        throw new SandboxError('secrets_key', `deliveries.db: ${error.message}`, { cause: error });
+      });
       await portal?.reconcile();
       started = true;
       await relay.relay();
       // Catches events whose relay failed for a passing reason (e.g. a busy database).
       timer = setInterval(() => void relay.relay(), RELAY_INTERVAL_MS);
       timer.unref();
+    },
+    async resealSecrets() {
+      // The engine's file first: it is refused while another process runs the sandbox, before
+      // anything was sealed with the new key.
+      const deliveries = await deliveryStore.resealSecrets?.();
+      const sandbox = store.resealSecrets();
+      return { sandbox, deliveries: deliveries?.resealed ?? 0 };
     },
     async close() {
       if (closed) return;

@@ -129,6 +129,8 @@ export async function runDemo(write: (line: string) => void = printLine): Promis
     await receiver.close();
     await telemetry?.shutdown();
     rmSync(dataDir, { recursive: true, force: true });
+    // The sandbox's secrets key file sits beside its data folder.
+    rmSync(`${dataDir}.key`, { force: true });
   }
   timeline.add('demo', problems.length === 0 ? 'done: every expectation held' : `FAILED: ${problems.join('; ')}`);
   return { ok: problems.length === 0, problems, timeline: timeline.lines };

@@ -14,7 +14,13 @@ export {
   checkEndpoint,
   formatCheckReport,
 } from './check/check-endpoint.js';
-export { type Diagnosis, diagnoseAttempt, SPEC_HINTS, type SpecHint } from './check/diagnose-attempt.js';
+export {
+  type AttemptToDiagnose,
+  type Diagnosis,
+  diagnoseAttempt,
+  SPEC_HINTS,
+  type SpecHint,
+} from './check/diagnose-attempt.js';
 export type { CheckId, CheckResult } from './check/endpoint-checks.js';
 export { createSandbox, DEFAULT_COMPANY, type Sandbox } from './create-sandbox.js';
 export { PAYLOAD_SHAPES, type PayloadShape } from './domain/enum-values.js';
@@ -24,6 +30,7 @@ export type { ForwardMark } from './listen/forward-log.js';
 export type { ListenerInfo } from './listen/listener-session.js';
 export { type AttemptHealth, HEALTH_HOURS, type HealthFailure, type HealthHour } from './portal/compute-health.js';
 export { type DeliveryFilterView, PAGE_SIZE, STATUS_FILTERS, type StatusFilter } from './portal/delivery-query.js';
+export type { EndpointPace } from './portal/endpoint-pace.js';
 export type {
   ActionResult,
   AttemptDetail,

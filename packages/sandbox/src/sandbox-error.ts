@@ -5,11 +5,12 @@ export type SandboxErrorCode =
   | 'port_in_use'
   | 'user_exists'
   | 'user_not_found'
-  | 'listen_failed';
+  | 'listen_failed'
+  | 'secrets_key';
 
 /**
  * The one error class of `@kyc/sandbox`: a stable `code` and a message that says what to do.
- * Messages never contain a password or an Auth Key.
+ * Messages never contain a password, an Auth Key, a signing secret or a secrets key.
  *
  * @example
  * ```ts

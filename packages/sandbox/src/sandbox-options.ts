@@ -28,6 +28,17 @@ export interface SandboxOptions {
   readonly allowLoopbackTargets?: boolean;
   /** Extra CA certificates (PEM) the engine trusts, e.g. a local receiver's self-signed certificate. */
   readonly trustedCa?: readonly string[];
+  /**
+   * The key that seals the Auth Keys and signing secrets the sandbox keeps (AES-256-GCM):
+   * `<id>:<base64 of 32 bytes>`, or several separated by spaces during a rotation (the first
+   * seals). The CLI passes `KYC_SECRETS_KEY`. Without it the key file is used.
+   */
+  readonly secretsKey?: string;
+  /**
+   * The key file used without `secretsKey`: default `<dataDir>.key`, beside the data folder (not
+   * in it, so a copy of the folder holds no key), made with a new key at the first start, mode 0600.
+   */
+  readonly secretsKeyFile?: string;
   /** Marks dashboard cookies `Secure`; set when the sandbox is served over HTTPS. */
   readonly secureCookies?: boolean;
   readonly logger?: SandboxLogger;

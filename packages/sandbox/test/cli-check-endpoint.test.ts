@@ -78,6 +78,33 @@ describe('kyc-sandbox check-endpoint', () => {
     expect(code).toBe(1);
   });
 
+  it('accepts an Auth Key that starts with "-", separated from --auth-key or after "=" (exit 0)', async () => {
+    // About one generated key in 64 starts with "-"; Node's parseArgs called such a value ambiguous (exit 2).
+    const dashKey = '-Zq3xT9bL2wM7kR4vN8sY6pD1hF5gJ0c';
+    const dashed = await startTestReceiver({ certificate: good.certificate, authKey: dashKey });
+    try {
+      for (const form of [['--auth-key', dashKey], [`--auth-key=${dashKey}`]]) {
+        const { code, stdout, stderr } = await spawnCli([
+          'check-endpoint',
+          dashed.url,
+          ...form,
+          '--ca',
+          caFile,
+          '--allow-loopback',
+        ]).result(60_000);
+        expect(stderr).toBe('');
+        expect(stdout).toMatch(/all checks passed/);
+        expect(stdout).not.toContain(dashKey);
+        expect(code).toBe(0);
+      }
+      // A flag where the value should be is still a mistake, not a key.
+      const missing = await spawnCli(['check-endpoint', dashed.url, '--auth-key', '--allow-loopback']).result();
+      expect(missing.code).toBe(2);
+    } finally {
+      await dashed.close();
+    }
+  });
+
   it('requires --auth-key', async () => {
     const { code, stderr } = await spawnCli(['check-endpoint', good.url], { env: { KYC_AUTH_KEY: '' } }).result();
     expect(code).toBe(2);

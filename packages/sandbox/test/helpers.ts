@@ -21,10 +21,17 @@ export const USERNAME = 'alice';
 export const PASSWORD = 'correct horse battery staple';
 export const AUTH_KEY = 'qT7#vLm2$Xw9pRz4!Kd8nB3eHs6';
 
-/** A temp folder removed by the returned cleanup. */
+/** A temp folder (and the secrets key file a sandbox makes beside it) removed by the returned cleanup. */
 export function tempDir(prefix = 'kyc-sandbox-test-'): { path: string; remove: () => void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
-  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+  // The secrets key file sits beside the data folder, not in it.
+  return {
+    path,
+    remove: () => {
+      rmSync(path, { recursive: true, force: true });
+      rmSync(`${path}.key`, { force: true });
+    },
+  };
 }
 
 /** A sandbox on loopback with one user, trusting `ca`, on a 600× schedule (first retry after 100 ms). */
@@ -100,14 +107,14 @@ export interface SeenRequest {
  * `trustTraceContext` continues the sandbox's trace, as the demo's receiver does.
  */
 export async function startTestReceiver(
-  options: { failFirst?: boolean; certificate?: TestCertificate; trustTraceContext?: boolean } = {},
+  options: { failFirst?: boolean; certificate?: TestCertificate; trustTraceContext?: boolean; authKey?: string } = {},
 ) {
   const certificate = options.certificate ?? (await createTestCertificate(['127.0.0.1', 'localhost']));
   const requests: SeenRequest[] = [];
   const events: KycWebhookEvent[] = [];
   let failures = options.failFirst ? 1 : 0;
   const receiver = createWebhookReceiver({
-    authKeys: [AUTH_KEY],
+    authKeys: [options.authKey ?? AUTH_KEY],
     trustTraceContext: options.trustTraceContext === true,
     // The failures these tests cause on purpose are asserted, not logged.
     logger: {},

@@ -15,7 +15,7 @@ afterEach(async () => {
 
 /** Finishes a session directly in the store: the outbox row is committed, the relay has not run (a crash right after the transaction). */
 function finishWithoutRelay(dataDir: string, webhookUrl: string) {
-  const store = new SandboxStore(join(dataDir, 'sandbox.db'));
+  const store = new SandboxStore(join(dataDir, 'sandbox.db'), { keyFile: `${dataDir}.key` });
   const user = store.findUser(USERNAME);
   if (!user) throw new Error('user missing');
   store.updateWebhook(user.companyId, webhookUrl, AUTH_KEY, Date.now());
@@ -61,7 +61,7 @@ describe('outbox relay', () => {
   it('is idempotent by event id: an event enqueued before a crash is not queued twice', async () => {
     const dir = tempDir();
     cleanups.push(dir.remove);
-    const store = new SandboxStore(join(dir.path, 'sandbox.db'));
+    const store = new SandboxStore(join(dir.path, 'sandbox.db'), { keyFile: `${dir.path}.key` });
     const companyId = store.ensureCompany('Acme', Date.now());
     store.updateWebhook(companyId, 'https://127.0.0.1:9/hook', AUTH_KEY, Date.now());
     const session = store.createSession(companyId, resolveOutcome({}), Date.now());

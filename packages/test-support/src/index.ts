@@ -19,6 +19,7 @@ export {
   type StartedExample,
 } from './receiver-example-suite.js';
 export { type RuntimeName, runtimeBinary } from './runtime-binary.js';
+export { findSecrets, SECRET_PIECE_LENGTH, type SecretFinding } from './secret-scan.js';
 export {
   CHROMIUM_PATH,
   chromiumAvailable,

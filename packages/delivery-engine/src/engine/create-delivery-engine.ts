@@ -84,6 +84,7 @@ export function createDeliveryEngine<Transaction = never>(
     send: sender.send,
     options: resolved,
     signingSecret: options.signing?.secret,
+    credentials: options.credentials,
     onAttempt: options.onAttempt,
     logger,
     abort: abort.signal,

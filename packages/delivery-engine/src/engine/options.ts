@@ -4,6 +4,7 @@ import type { AttemptRecord, DeliveryState, DeliveryStore } from '../store/store
 import type { DeliveryEngineTelemetryOptions } from '../telemetry/engine-telemetry.js';
 import type { Resolver } from '../transport/types.js';
 import type { Clock } from './clock.js';
+import type { CredentialsHook } from './credentials.js';
 import type { SelectTransport } from './select-transport.js';
 import { signingKey } from './signing.js';
 
@@ -72,6 +73,21 @@ export interface DeliveryEngineOptions<Transaction = never> {
   readonly jitter?: number;
   /** Opt-in Standard Webhooks signing for every event without its own `signingSecret`. */
   readonly signing?: { readonly secret: string };
+  /**
+   * Gives each attempt its Auth Key and signing secrets when it is sent, from where the service
+   * keeps them (see {@link CredentialsHook}): enqueue without them, and the store holds no
+   * secret; a retry carries the key configured at that moment. Sync or async; a hook that
+   * fails records the attempt as `credentials_error` (nothing sent, retried on the schedule).
+   *
+   * @example
+   * ```ts
+   * credentials: async ({ companyId }) => {
+   *   const company = await companies.find(companyId);
+   *   return { authKey: await vault.read(company.authKeyRef), signingSecrets: company.signingSecrets };
+   * },
+   * ```
+   */
+  readonly credentials?: CredentialsHook;
   /**
    * Hands an attempt to another transport instead of the engine's own HTTPS connection, e.g.
    * the sandbox's `kyc-sandbox listen` tunnel to a developer's laptop. Called before every
@@ -162,6 +178,9 @@ function checkShape<T>(options: DeliveryEngineOptions<T>): void {
     fail('`resolver` must have resolve(hostname, signal)');
   }
   if (onAttempt !== undefined && typeof onAttempt !== 'function') fail('`onAttempt` must be a function');
+  if (options.credentials !== undefined && typeof options.credentials !== 'function') {
+    fail('`credentials` must be a function (target) => { authKey?, signingSecrets? } | undefined, or a promise of one');
+  }
   if (options.selectTransport !== undefined && typeof options.selectTransport !== 'function') {
     fail('`selectTransport` must be a function (target) => Transport | undefined');
   }

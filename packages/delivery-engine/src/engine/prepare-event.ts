@@ -3,7 +3,8 @@ import { DeliveryEngineError } from '../delivery-engine-error.js';
 import type { NewDelivery } from '../store/store.js';
 import { signingKey } from './signing.js';
 
-const MAX_SIGNING_SECRETS = 8;
+/** A receiver reads at most eight signatures of one header (the Standard Webhooks libraries' habit). */
+export const MAX_SIGNING_SECRETS = 8;
 
 /** One completion event to deliver to one company endpoint. */
 export interface WebhookEvent {
@@ -33,8 +34,8 @@ export interface WebhookEvent {
 }
 
 const EVENT_ID = /^[\x21-\x7e]{1,256}$/;
-// RFC 6750 b64token plus the characters keys are commonly generated with; no spaces, no CR/LF.
-const AUTH_KEY_CHARS = /^[\x21-\x7e]+$/;
+/** RFC 6750 b64token plus the characters keys are commonly generated with; no spaces, no CR/LF. */
+export const AUTH_KEY_CHARS = /^[\x21-\x7e]+$/;
 
 function invalid(message: string): DeliveryEngineError {
   return new DeliveryEngineError('invalid_event', message);
@@ -80,7 +81,6 @@ function checkSecrets(given: string | readonly string[]): string {
     signingKey(given, 'event.signingSecret');
     return given;
   }
-  // A receiver reads at most eight signatures of one header (the Standard Webhooks libraries' habit).
   if (!Array.isArray(given) || given.length === 0 || given.length > MAX_SIGNING_SECRETS) {
     throw invalid(`event.signingSecret: a secret or a list of 1–${MAX_SIGNING_SECRETS} secrets`);
   }

@@ -1,9 +1,11 @@
 import { DeliveryEngineError } from '../delivery-engine-error.js';
+import type { SealingKey } from '../sealing/sealing-key.js';
 import { claimAhead } from './postgres/claim-ahead.js';
 import { groupedStatement } from './postgres/grouped-statement.js';
 import { listen } from './postgres/listen.js';
 import { migratePostgres } from './postgres/migrate.js';
 import type { PgPool, PgQueryable, PgResult } from './postgres/pg-types.js';
+import { postgresSealing } from './postgres/postgres-sealing.js';
 import { isRowError } from './postgres/row-error.js';
 import { postgresStatements, type Statement } from './postgres/statements.js';
 import { attemptValues, insertValues, listWhere, toAttempt, toClaim, toQueueStats, toSummary } from './rows.js';
@@ -23,6 +25,12 @@ export interface PostgresDeliveryStoreOptions {
   readonly schema?: string;
   /** Prefix of every table name, index and the NOTIFY channel (letters, digits, `_`). */
   readonly tablePrefix?: string;
+  /**
+   * Keys that seal the Auth Keys and signing secrets `enqueue` is given (AES-256-GCM; the first
+   * seals, every one opens), the same on every worker. Without them an event with a secret is
+   * refused (`sealing_key_missing`): give the engine a `credentials` hook instead.
+   */
+  readonly sealingKeys?: readonly SealingKey[];
 }
 
 type Row = Record<string, unknown>;
@@ -67,6 +75,7 @@ export function postgresDeliveryStore(options: PostgresDeliveryStoreOptions): De
   const t = tableNames(options.tablePrefix ?? '', schema);
   const channel = `${schema === undefined ? '' : `${schema}_`}${t.prefix}kyc_deliveries`;
   const sql = postgresStatements(t, channel);
+  const sealing = postgresSealing(pool, t, channel, options.sealingKeys);
 
   const run = async (what: string, query: Statement, values: unknown[], on: PgQueryable = pool): Promise<PgResult> => {
     try {
@@ -147,7 +156,11 @@ export function postgresDeliveryStore(options: PostgresDeliveryStoreOptions): De
   });
 
   return {
-    migrate: () => migratePostgres(pool, t, channel, schema),
+    async migrate() {
+      await migratePostgres(pool, t, channel, schema);
+      // A worker with the wrong keys refuses to start; what an earlier release kept in clear is sealed.
+      await sealing.ready();
+    },
 
     async insert(d, insertOptions) {
       const on = insertOptions?.transaction ?? pool;
@@ -157,7 +170,7 @@ export function postgresDeliveryStore(options: PostgresDeliveryStoreOptions): De
           'enqueue: options.transaction must be the pg client that ran BEGIN (from pool.connect())',
         );
       }
-      const result = await run('insert', sql.insert, insertValues(d), on);
+      const result = await run('insert', sql.insert, insertValues(d, sealing.sealed(d)), on);
       return { created: Number(result.rows[0]?.n) === 1 };
     },
 
@@ -219,6 +232,9 @@ export function postgresDeliveryStore(options: PostgresDeliveryStoreOptions): De
       const existing = await run('redeliver', sql.exists, [id]);
       return existing.rows.length === 0 ? 'not_found' : 'in_progress';
     },
+
+    openCredentials: (claim) => sealing.open(claim),
+    resealSecrets: () => sealing.reseal(),
 
     subscribe: (listener) => listen(pool, channel, listener),
 

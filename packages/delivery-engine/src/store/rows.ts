@@ -18,24 +18,30 @@ type Row = Record<string, unknown>;
 
 /** Columns selected for a summary (no secrets). */
 export const SUMMARY_COLUMNS =
-  'id, url, state, body, auth_key IS NOT NULL AS has_auth_key, attempts, round_attempts, round, created_at, next_attempt_at, finished_at, last_outcome, last_status';
+  'id, url, state, body, sealed_auth_key IS NOT NULL AS has_auth_key, attempts, round_attempts, round, created_at, next_attempt_at, finished_at, last_outcome, last_status';
 
-/** Columns returned by a claim. */
+/** Columns returned by a claim; the secrets as stored, sealed (the store's `openCredentials` opens them). */
 export const CLAIM_COLUMNS =
-  'id, url, origin, auth_key, signing_secret, body, attempts, round_attempts, round, lost_leases, lease_token, due_at, created_at, session_id, company_id, trace_parent';
+  'id, url, origin, sealed_auth_key AS auth_key, sealed_signing_secret AS signing_secret, body, attempts, round_attempts, round, lost_leases, lease_token, due_at, created_at, session_id, company_id, trace_parent';
 
 /** Columns written by an insert, in the order of {@link insertValues}. */
 export const INSERT_COLUMNS =
-  'id, url, origin, auth_key, signing_secret, body, created_at, next_attempt_at, session_id, company_id, trace_parent';
+  'id, url, origin, sealed_auth_key, sealed_signing_secret, body, created_at, next_attempt_at, session_id, company_id, trace_parent';
 
-/** Positional values of a new delivery, in the order of {@link INSERT_COLUMNS} (due at once). */
-export function insertValues(d: NewDelivery): unknown[] {
+/**
+ * Positional values of a new delivery, in the order of {@link INSERT_COLUMNS} (due at once), with
+ * its secrets as the store keeps them: `sealed` (stored-secrets.ts), never the clear values.
+ */
+export function insertValues(
+  d: NewDelivery,
+  sealed: { readonly authKey: string | null; readonly signingSecret: string | null },
+): unknown[] {
   return [
     d.id,
     d.url,
     d.origin,
-    d.authKey ?? null,
-    d.signingSecret ?? null,
+    sealed.authKey,
+    sealed.signingSecret,
     d.body,
     d.createdAt,
     d.createdAt,

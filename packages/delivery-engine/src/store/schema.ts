@@ -10,6 +10,8 @@ export interface TableNames {
   readonly migrations: string;
   /** SQLite owner mode: who owns the file, and which deliveries it had in flight at its last commit. */
   readonly owner: string;
+  /** The ids of the keys that sealed the stored secrets, each with a check value only its key opens. */
+  readonly sealingKeys: string;
   readonly prefix: string;
   /** `schema.` when a Postgres schema was given, else empty: what names an index to drop. */
   readonly qualifier: string;
@@ -43,6 +45,7 @@ export function tableNames(prefix: string, schema?: string): TableNames {
     redeliveries: `${q}${prefix}delivery_redeliveries`,
     migrations: `${q}${prefix}delivery_schema_migrations`,
     owner: `${q}${prefix}delivery_owner`,
+    sealingKeys: `${q}${prefix}delivery_sealing_keys`,
   };
 }
 
@@ -171,6 +174,12 @@ export const MIGRATIONS: readonly Migration[] = [
     sqlite: (t) => originDueIndex(t),
     postgres: (t) => originDueIndex(t),
   },
+  {
+    version: 6,
+    description: 'Auth Keys and signing secrets stored sealed, and the ids of the keys that sealed them',
+    sqlite: (t) => sealedSecrets(t, 'INTEGER'),
+    postgres: (t) => sealedSecrets(t, 'BIGINT'),
+  },
 ];
 
 /**
@@ -182,6 +191,26 @@ function originDueIndex(t: TableNames): string[] {
   return [
     `CREATE INDEX IF NOT EXISTS ${t.prefix}deliveries_origin_due ON ${t.deliveries} (origin, next_attempt_at) WHERE state = 'pending'`,
     `DROP INDEX IF EXISTS ${t.qualifier}${t.prefix}deliveries_due`,
+  ];
+}
+
+/**
+ * The secret columns are renamed, not kept: a worker of an earlier release reading or writing
+ * `auth_key` would send a sealed value as the Bearer key, or store a key in clear beside the new
+ * workers; now its statements fail before they touch a row (stop those workers). The values are
+ * sealed by the first engine that starts with a key (stored-secrets.ts), which removes the row
+ * `key_id = ''` the migration adds to say that rows written before may still hold clear values.
+ */
+function sealedSecrets(t: TableNames, time: string): string[] {
+  return [
+    `ALTER TABLE ${t.deliveries} RENAME COLUMN auth_key TO sealed_auth_key`,
+    `ALTER TABLE ${t.deliveries} RENAME COLUMN signing_secret TO sealed_signing_secret`,
+    `CREATE TABLE IF NOT EXISTS ${t.sealingKeys} (
+      key_id TEXT PRIMARY KEY,
+      check_value TEXT NOT NULL,
+      added_at ${time} NOT NULL
+    )`,
+    `INSERT INTO ${t.sealingKeys} (key_id, check_value, added_at) VALUES ('', '', 0)`,
   ];
 }
 

@@ -1,11 +1,14 @@
 import { existsSync, realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { DeliveryEngineError } from '../delivery-engine-error.js';
+import { checkSealingKeys, type SealingKey } from '../sealing/sealing-key.js';
 import { deferredStore } from './sqlite/deferred-store.js';
 import { storeLockedError } from './sqlite/file-lock.js';
 import { openSqlite } from './sqlite/open-sqlite.js';
 import { describeRecord, liveOwnerElsewhere } from './sqlite/owner-record.js';
 import { ownedByAnotherCopy } from './sqlite/owner-registry.js';
 import { ownerSqliteStore } from './sqlite/owner-store.js';
+import { sqliteSealing } from './sqlite/sqlite-sealing.js';
 import { walSync } from './sqlite/wal-sync.js';
 import type { DeliveryStore } from './store.js';
 
@@ -26,6 +29,17 @@ export interface SqliteDeliveryStoreOptions {
   readonly busyTimeoutMs?: number;
   /** Default `process-crash`; `power-loss` adds one fsync per group commit. */
   readonly durability?: SqliteDurability;
+  /**
+   * Keys that seal the Auth Keys and signing secrets `enqueue` is given (AES-256-GCM; the first
+   * seals, every one opens). Without them the store keeps its key in `sealingKeyFile`.
+   */
+  readonly sealingKeys?: readonly SealingKey[];
+  /**
+   * The key file used without `sealingKeys` (default: `<path>.key`), made at the first start
+   * with one new key, mode 0600. Keep it out of the database's backups: a backup alone then
+   * reveals no secret, and without the file the stored secrets cannot be opened.
+   */
+  readonly sealingKeyFile?: string;
 }
 
 const DURABILITIES: readonly SqliteDurability[] = ['process-crash', 'power-loss'];
@@ -44,7 +58,9 @@ function invalid(message: string): DeliveryEngineError {
  * handles may read the file. Deliveries without a recorded result are due again under the next
  * owner (after one lease, in case the old owner is still finishing them), so an attempt in flight
  * at a crash is sent again, and the attempt log counts that send: at least once, never lost.
- * Several processes belong on Postgres.
+ * Several processes belong on Postgres. An Auth Key or signing secret given to `enqueue` is
+ * stored sealed (AES-256-GCM) with `sealingKeys`, or with the key file `<path>.key` the store
+ * makes at its first start (mode 0600): keep that file out of the database's backups.
  *
  * @example
  * ```ts
@@ -66,11 +82,20 @@ export function sqliteDeliveryStore(options: SqliteDeliveryStoreOptions): Delive
   if (durability === 'power-loss' && options.path === ':memory:') {
     throw invalid("a ':memory:' database survives nothing: use a file for durability 'power-loss'");
   }
+  if (options.sealingKeys !== undefined) checkSealingKeys(options.sealingKeys, 'sqliteDeliveryStore: sealingKeys');
+  if (
+    options.sealingKeyFile !== undefined &&
+    (typeof options.sealingKeyFile !== 'string' || options.sealingKeyFile === '')
+  ) {
+    throw invalid('`sealingKeyFile` must be a path');
+  }
+  // Resolved now, beside the database: a later process.chdir() must not move it.
+  const keyFile = options.path === ':memory:' ? undefined : resolve(options.sealingKeyFile ?? `${options.path}.key`);
   const open = () => {
     const file = openSqlite(options.path, options.tablePrefix ?? '', options.busyTimeoutMs ?? 5000);
     // The WAL is opened by the path resolved now: a later process.chdir() must not move it.
     const sync = durability === 'power-loss' ? walSync(realpathSync(file.path)) : undefined;
-    return ownerSqliteStore(file, sync);
+    return ownerSqliteStore(file, sync, sqliteSealing(file, { keys: options.sealingKeys, keyFile }));
   };
   if (options.path === ':memory:' || !existsSync(options.path)) return open();
   const realPath = realpathSync(options.path);

@@ -14,11 +14,11 @@ export interface NewDelivery {
   readonly url: string;
   /** `scheme://host:port` of `url`: the unit of per-endpoint concurrency. */
   readonly origin: string;
-  /** The company's Auth Key; sent as a Bearer token, never returned by reads. */
+  /** The company's Auth Key; sent as a Bearer token. Stored sealed, never returned by reads. */
   readonly authKey: string | undefined;
   /**
    * A Standard Webhooks `whsec_…` secret for this endpoint, or several separated by spaces (one
-   * signature each, during a rotation); never returned by reads.
+   * signature each, during a rotation). Stored sealed, never returned by reads.
    */
   readonly signingSecret: string | undefined;
   /** The JSON body, byte for byte as it is sent. */
@@ -37,8 +37,13 @@ export interface DeliveryClaim {
   readonly id: string;
   readonly url: string;
   readonly origin: string;
+  /**
+   * The Auth Key as the store keeps it: sealed, for the stores of this package (their
+   * {@link DeliveryStore.openCredentials} opens it for the attempt); a store without
+   * `openCredentials` hands it over in clear.
+   */
   readonly authKey: string | undefined;
-  /** As {@link NewDelivery.signingSecret}: one secret or several, space-separated. */
+  /** As {@link NewDelivery.signingSecret} (one secret or several, space-separated), kept as `authKey` is. */
   readonly signingSecret: string | undefined;
   readonly body: string;
   /** Attempts recorded so far over every round. */
@@ -211,6 +216,23 @@ export interface StoreHealth {
   readonly problem?: string;
 }
 
+/** A claimed delivery's secrets in clear, as {@link DeliveryStore.openCredentials} gives them for one attempt. */
+export interface StoredCredentials {
+  readonly authKey: string | undefined;
+  /** One secret or several, space-separated. */
+  readonly signingSecret: string | undefined;
+}
+
+/** The outcome of {@link DeliveryStore.resealSecrets}. */
+export interface ResealResult {
+  /** Rows whose secrets were sealed again with the current key. */
+  readonly resealed: number;
+  /** The id of the key that seals now. */
+  readonly sealingKeyId: string;
+  /** Key ids no stored value uses any more, dropped from the store: remove them from your configuration. */
+  readonly retiredKeyIds: readonly string[];
+}
+
 /** Outcome of {@link DeliveryStore.redeliver}. */
 export type RedeliverResult = 'started' | 'not_found' | 'in_progress';
 
@@ -282,6 +304,21 @@ export interface DeliveryStore<Transaction = never> {
    * `kyc.webhook.oldest_due.age` gauges. Optional: without it those gauges are not reported.
    */
   queueStats?(now: number): Promise<QueueStats>;
+  /**
+   * Opens a claim's sealed Auth Key and signing secret for its attempt, once per attempt and only
+   * when the engine's `credentials` hook did not answer for it. Throws `sealing_key_missing` or
+   * `sealing_key_wrong` when a value cannot be opened (the attempt is then recorded as a
+   * `credentials_error`, never sent without its key). Optional: without it a claim's `authKey`
+   * and `signingSecret` are taken as they are.
+   */
+  openCredentials?(claim: DeliveryClaim): StoredCredentials;
+  /**
+   * Seals every stored secret again with the first of the store's sealing keys, then drops the
+   * key ids no value uses any more (SQLite also rewrites the file, so nothing sealed with them is
+   * left in it). Run it after adding a new key in front of the old one; every pending delivery
+   * stays deliverable throughout. Optional.
+   */
+  resealSecrets?(): Promise<ResealResult>;
   /**
    * Whether the store can write, synchronously and without a store call. Optional: a store
    * without it is taken to be writable, and its failures show in the loop's log.

@@ -8,7 +8,8 @@ export type AttemptMetricOutcome =
   | 'network'
   | 'tls'
   | 'rejected_target'
-  | 'worker_lost';
+  | 'worker_lost'
+  | 'credentials';
 
 const METRIC_OUTCOME: Readonly<Record<string, AttemptMetricOutcome>> = {
   delivered: 'delivered',
@@ -24,10 +25,11 @@ const METRIC_OUTCOME: Readonly<Record<string, AttemptMetricOutcome>> = {
   blocked_address: 'rejected_target',
   invalid_url: 'rejected_target',
   worker_lost: 'worker_lost',
+  credentials_error: 'credentials',
 };
 
 /**
- * Folds the attempt log's outcome classes into the six (plus `worker_lost`) a dashboard
+ * Folds the attempt log's outcome classes into the six (plus `worker_lost` and `credentials`) a dashboard
  * groups by. Unknown classes (a custom store) count as `network` rather than add a label value.
  */
 export function metricOutcome(outcome: string): AttemptMetricOutcome {

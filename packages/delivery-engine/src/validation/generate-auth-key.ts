@@ -3,7 +3,9 @@ const KEY_BYTES = 32;
 
 /**
  * Returns a new Auth Key: 32 bytes from the platform's cryptographic random source, written as
- * unpadded base64url (43 characters, safe in an HTTP header). It always passes `validateAuthKey`.
+ * unpadded base64url (43 characters, safe in an HTTP header). It always passes `validateAuthKey`,
+ * and never starts with `-`: command lines read such a key as an option (a key is drawn again,
+ * which about one in 64 draws needs; the rest of the key stays uniformly random).
  *
  * @example
  * ```ts
@@ -11,6 +13,8 @@ const KEY_BYTES = 32;
  * ```
  */
 export function generateAuthKey(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(KEY_BYTES));
-  return Buffer.from(bytes).toString('base64url');
+  for (;;) {
+    const key = Buffer.from(crypto.getRandomValues(new Uint8Array(KEY_BYTES))).toString('base64url');
+    if (!key.startsWith('-')) return key;
+  }
 }

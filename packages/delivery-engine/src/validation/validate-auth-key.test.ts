@@ -87,4 +87,12 @@ describe('generateAuthKey', () => {
     }
     expect(keys.size).toBe(40);
   });
+
+  it('never starts a key with "-", which command lines read as an option (1 in 64 did)', () => {
+    // Before the fix about 100 of these 6 400 keys started with "-".
+    const first = new Set(Array.from({ length: 6400 }, () => generateAuthKey()[0]));
+    expect(first.has('-')).toBe(false);
+    // Every other base64url character still comes first: the draw stays uniform apart from "-".
+    expect(first.size).toBe(63);
+  });
 });

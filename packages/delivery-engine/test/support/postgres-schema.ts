@@ -23,3 +23,5 @@ export function poolsEndedAfterAll(): (options?: Omit<pg.PoolConfig, 'connection
     return pool;
   };
 }
+
+export { TEST_SEALING_KEYS } from './sealing-keys.js';

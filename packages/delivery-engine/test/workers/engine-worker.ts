@@ -7,6 +7,7 @@
 import { createDeliveryEngine, type DeliveryStore, scaledClock, sqliteDeliveryStore } from '@kyc/delivery-engine';
 import { postgresDeliveryStore } from '@kyc/delivery-engine/postgres';
 import pg from 'pg';
+import { TEST_SEALING_KEYS } from '../support/sealing-keys.js';
 
 interface WorkerConfig {
   readonly store: 'sqlite' | 'postgres';
@@ -41,7 +42,11 @@ const pool =
 const store: DeliveryStore<unknown> =
   pool === undefined
     ? sqliteDeliveryStore({ path: config.path ?? '' })
-    : postgresDeliveryStore({ pool, ...(config.schema !== undefined && { schema: config.schema }) });
+    : postgresDeliveryStore({
+        pool,
+        sealingKeys: TEST_SEALING_KEYS,
+        ...(config.schema !== undefined && { schema: config.schema }),
+      });
 
 const engine = createDeliveryEngine({
   store,

@@ -84,7 +84,9 @@ export async function checkEndpoint(url: string, options: CheckEndpointOptions):
   };
   const results: CheckResult[] = [];
   const add = (id: CheckId, pass: boolean, detail: string, answer?: AttemptResult, baseline?: AttemptResult) => {
-    const diagnosis = pass || !answer ? undefined : fixForCheck(id, answer, baseline);
+    // With a secret every probe is signed (send, below), as the service signs.
+    const diagnosis =
+      pass || !answer ? undefined : fixForCheck(id, answer, baseline, options.signingSecret !== undefined);
     results.push({
       id,
       title: CHECKS[id],

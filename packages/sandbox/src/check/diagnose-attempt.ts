@@ -1,4 +1,9 @@
-import { AUTH_SCHEME, WEBHOOK_RESPONSE_DEADLINE_MS, WEBHOOK_SUCCESS_STATUS } from '@kyc/contracts';
+import {
+  AUTH_SCHEME,
+  SIGNATURE_TOLERANCE_MS,
+  WEBHOOK_RESPONSE_DEADLINE_MS,
+  WEBHOOK_SUCCESS_STATUS,
+} from '@kyc/contracts';
 
 /** The troubleshooting hints of the specification (§7), by the failure they address. */
 export const SPEC_HINTS = Object.freeze({
@@ -18,8 +23,52 @@ export interface Diagnosis {
 }
 
 const SECONDS = WEBHOOK_RESPONSE_DEADLINE_MS / 1000;
+const TOLERANCE_MINUTES = SIGNATURE_TOLERANCE_MS / 60_000;
 
-function forStatus(status: number): Diagnosis {
+/** What is known of one attempt: its outcome, and when an answer came, its status and the start of its body. */
+export interface AttemptToDiagnose {
+  readonly outcome: string;
+  readonly status?: number | undefined;
+  /** The start of the answer's body, as the attempt log keeps it. */
+  readonly responseSnippet?: string | undefined;
+  /** Whether the attempt carried a `webhook-signature` (`undefined`: not known). */
+  readonly signed?: boolean | undefined;
+}
+
+/**
+ * A refusal that speaks of the signature, not of the Auth Key: our receiver's codes
+ * (`missing_signature`, `stale_signature`, `invalid_signature`) and the words other Standard
+ * Webhooks verifiers answer with ("No matching signature found", "Invalid Signature").
+ */
+const SIGNATURE_REFUSAL = /signature/i;
+/** …about the signature's timestamp rather than its value. */
+const STALE_REFUSAL = /stale|timestamp|too old|too new|expired|tolerance/i;
+
+/** The fix for a 401/403 whose answer says it refused the signature, not the key. */
+function forSignatureRefusal(status: number, snippet: string, signed: boolean | undefined): Diagnosis {
+  if (signed === false) {
+    return {
+      message: `Your endpoint refused the delivery for its signature (${status}), and this attempt was not signed: give the company a signing secret (Settings → Signing secret), or stop requiring webhook-signature on the endpoint.`,
+      hint: 'authentication',
+    };
+  }
+  if (STALE_REFUSAL.test(snippet)) {
+    return {
+      message: `Your endpoint refused the signature's timestamp (${status}): webhook-timestamp is the time of sending, so the endpoint's clock is more than ${TOLERANCE_MINUTES} minutes off; synchronise it (NTP).`,
+      hint: 'authentication',
+    };
+  }
+  return {
+    message: `Your endpoint refused the webhook signature (${status}), not the Auth Key${
+      signed === true
+        ? ': this attempt was signed with the current signing secret, so the endpoint may hold an old one'
+        : ''
+    }. Give it the current secret (Settings → Signing secret → Reveal), and during a rotation the old and the new one (signingSecrets: [new, old]).`,
+    hint: 'authentication',
+  };
+}
+
+function forStatus(status: number, snippet: string | undefined, signed: boolean | undefined): Diagnosis {
   if (status >= 200 && status < 300) {
     return {
       message: `Your endpoint answered ${status}, but only ${WEBHOOK_SUCCESS_STATUS} counts as delivered, so the service retries it: return ${WEBHOOK_SUCCESS_STATUS} explicitly.`,
@@ -31,6 +80,9 @@ function forStatus(status: number): Diagnosis {
       message: `Your endpoint redirected (${status}) and redirects are never followed: save the final https:// URL, exact path included, in Settings.`,
       hint: 'no-webhooks',
     };
+  }
+  if ((status === 401 || status === 403) && snippet !== undefined && SIGNATURE_REFUSAL.test(snippet)) {
+    return forSignatureRefusal(status, snippet, signed);
   }
   if (status === 401 || status === 403) {
     return {
@@ -114,7 +166,9 @@ const BY_OUTCOME: Readonly<Record<string, Diagnosis>> = {
 
 /**
  * Names the cause of a failed attempt and its fix in one sentence, with the specification's
- * matching troubleshooting hint; `undefined` for a delivered attempt.
+ * matching troubleshooting hint; `undefined` for a delivered attempt. A 401 or 403 is read with
+ * its answer: one that speaks of the signature is about the signing secret (an old one on the
+ * endpoint, when the attempt was signed), not about the Auth Key.
  *
  * @example
  * ```ts
@@ -122,9 +176,9 @@ const BY_OUTCOME: Readonly<Record<string, Diagnosis>> = {
  * // "Your endpoint answered 204, but only 200 counts as delivered, … return 200 explicitly."
  * ```
  */
-export function diagnoseAttempt(attempt: { outcome: string; status?: number | undefined }): Diagnosis | undefined {
+export function diagnoseAttempt(attempt: AttemptToDiagnose): Diagnosis | undefined {
   if (attempt.status === WEBHOOK_SUCCESS_STATUS) return undefined;
-  if (attempt.status !== undefined) return forStatus(attempt.status);
+  if (attempt.status !== undefined) return forStatus(attempt.status, attempt.responseSnippet, attempt.signed);
   return (
     BY_OUTCOME[attempt.outcome] ?? {
       message: `The attempt failed (${attempt.outcome}): check that your endpoint is reachable and answers ${WEBHOOK_SUCCESS_STATUS}.`,

@@ -19,7 +19,14 @@ const isSuccessClass = (status: number | undefined) => status !== undefined && s
  * without that property, was accepted: otherwise the cause is what failed the baseline too (a
  * refused key is about the Authorization header, not about duplicates).
  */
-export function fixForCheck(id: CheckId, result: AttemptResult, baseline?: AttemptResult): Diagnosis | undefined {
+export function fixForCheck(
+  id: CheckId,
+  answer: AttemptResult,
+  baseline?: AttemptResult,
+  signed = false,
+): Diagnosis | undefined {
+  // Whether the probe was signed tells a refused signature's likely cause (an old secret on the endpoint).
+  const result = { ...answer, signed };
   const baselineAccepted = baseline === undefined || baseline.status === WEBHOOK_SUCCESS_STATUS;
   if (id === 'rejects-missing-key' || id === 'rejects-wrong-key') {
     const what = id === 'rejects-missing-key' ? 'without an Authorization header' : 'with a wrong Auth Key';

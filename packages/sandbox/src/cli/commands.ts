@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { API_BASE_PATH } from '@kyc/contracts';
 import { checkEndpoint, formatCheckReport } from '../check/check-endpoint.js';
 import { createSandbox } from '../create-sandbox.js';
@@ -13,7 +13,14 @@ import { readFirstLine, readHiddenLine } from './read-stdin.js';
 
 export type { CliIo } from './cli-io.js';
 
-const DEFAULT_DATA_DIR = './kyc-sandbox-data';
+/** Where the SQLite files live without `--data-dir`. */
+export const DEFAULT_DATA_DIR = './kyc-sandbox-data';
+
+/** The secrets key from the environment (`KYC_SECRETS_KEY`), when set: otherwise the key file beside the data folder. */
+const secretsKey = () => {
+  const text = process.env.KYC_SECRETS_KEY;
+  return text === undefined || text === '' ? {} : { secretsKey: text };
+};
 
 /** `kyc-sandbox start`: runs until SIGINT/SIGTERM, then shuts down gracefully. */
 export async function startCommand(args: string[], io: CliIo): Promise<void> {
@@ -66,6 +73,7 @@ export async function startCommand(args: string[], io: CliIo): Promise<void> {
     allowLoopbackTargets,
     trustedCa: readPem('trust-ca', values['trust-ca']),
     https: values.https === true,
+    ...secretsKey(),
     logger,
     ...(telemetry && { telemetry }),
   }).catch(async (error: unknown) => {
@@ -86,6 +94,7 @@ export async function startCommand(args: string[], io: CliIo): Promise<void> {
     `  dashboard:   ${url}/login`,
     `  service API: ${url}${API_BASE_PATH}`,
     `  data folder: ${dataDir}`,
+    `  secrets key: ${process.env.KYC_SECRETS_KEY ? 'KYC_SECRETS_KEY' : `${resolve(dataDir)}.key (keep it out of the folder's backups)`}`,
     ...(certificateFile === undefined
       ? []
       : [
@@ -157,7 +166,7 @@ export async function userCommand(args: string[], io: CliIo): Promise<void> {
   }
   const password = values.password ?? (await readPassword(io));
   if (password === '') throw new CliError('no password given: pass --password or pipe it on stdin', 2);
-  const sandbox = await createSandbox({ dataDir: values['data-dir'] ?? DEFAULT_DATA_DIR });
+  const sandbox = await createSandbox({ dataDir: values['data-dir'] ?? DEFAULT_DATA_DIR, ...secretsKey() });
   try {
     const user = await sandbox.addUser(name, password, values.company ? { company: values.company } : {});
     io.out(`user "${user.username}" added to company "${user.company}"\n`);

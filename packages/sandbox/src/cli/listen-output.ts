@@ -41,7 +41,8 @@ function describeBody(body: string): { session: string; status: string } {
   return { session: '(unreadable body)', status: '' };
 }
 
-function fixFor(answer: LocalAnswer, target: URL, authorization: string | undefined): string | undefined {
+function fixFor(answer: LocalAnswer, target: URL, headers: AttemptMessage['headers']): string | undefined {
+  const authorization = headers[HEADERS.authorization];
   if ('failure' in answer) {
     if (answer.failure === 'connect_error' || answer.failure === 'dns_error') {
       return `Nothing answers at ${target.origin} on this machine (${answer.message.split(':')[0]}): start your server, or point --forward-to at the port it listens on. The delivery is retried on the schedule.`;
@@ -51,7 +52,12 @@ function fixFor(answer: LocalAnswer, target: URL, authorization: string | undefi
     }
     return diagnoseAttempt({ outcome: answer.failure })?.message;
   }
-  const diagnosis = diagnoseAttempt({ outcome: '', status: answer.status });
+  const diagnosis = diagnoseAttempt({
+    outcome: '',
+    status: answer.status,
+    responseSnippet: answer.snippet,
+    signed: headers[HEADERS.webhookSignature] !== undefined,
+  });
   if (diagnosis === undefined) return undefined;
   // The only place the key appears in the terminal: masked, so the developer can tell which key was sent.
   return answer.status === 401 || answer.status === 403
@@ -86,7 +92,7 @@ export function formatDelivery(at: Date, message: AttemptMessage, answer: LocalA
     `${Math.round(answer.latencyMs)} ms`,
     `attempt ${message.attempt}`,
   ].join('  ');
-  const fix = fixFor(answer, target, message.headers[HEADERS.authorization]);
+  const fix = fixFor(answer, target, message.headers);
   return fix === undefined ? `${line}\n` : `${line}\n${INDENT}fix: ${fix}\n`;
 }
 

@@ -49,5 +49,10 @@ Commands:
     --overlap-hours <n>         rotate: how long the old secret keeps signing beside the new (0-168, default 24)
     --user, --service           As for login, to act without the saved login
 
+  secrets-key rotate            Seal every stored Auth Key and signing secret with a new secrets key, then
+                                retire the old one (stop the sandbox first)
+    --data-dir <folder>         As for start. The key is KYC_SECRETS_KEY when set, else the file
+                                <data folder>.key beside the folder, made at the first start (mode 0600)
+
   help                          Show this text
 `;

@@ -44,8 +44,8 @@ export function createOutboxRelay(
               id: row.eventId,
               url,
               body: row.body,
+              // No Auth Key or secret: the engine's credentials hook gives the company's at send time.
               companyId: String(row.companyId),
-              ...(row.authKey === undefined ? {} : { authKey: row.authKey }),
             }),
           );
           store.outbox.markRelayed(row.eventId, now(), undefined);

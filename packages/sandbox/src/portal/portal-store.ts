@@ -102,6 +102,13 @@ export class PortalStore {
       );
   }
 
+  /** The last four characters of the key an attempt of the event carries (the key saved when it was sent). */
+  noteAuthKeyHint(eventId: string, hint: string | undefined): void {
+    this.#db
+      .prepare('UPDATE portal_deliveries SET auth_key_hint = ? WHERE event_id = ? AND auth_key_hint IS NOT ?')
+      .run(hint ?? null, eventId, hint ?? null);
+  }
+
   /** The outbox handed the event to the engine (or gave up on it with `error`). */
   markRelayed(eventId: string, error: string | undefined, now: number): void {
     this.#db
@@ -118,7 +125,7 @@ export class PortalStore {
         `INSERT OR IGNORE INTO portal_deliveries (event_id, company_id, session_id, short_key, kind, url, auth_key_hint,
            state, note, created_at, updated_at)
          SELECT o.event_id, o.company_id, o.session_id, s.short_key, 'session', o.url,
-           CASE WHEN o.auth_key IS NULL THEN NULL ELSE substr(o.auth_key, -4) END,
+           COALESCE(o.auth_key_hint, CASE WHEN o.auth_key IS NULL THEN NULL ELSE substr(o.auth_key, -4) END),
            CASE WHEN o.relayed_at IS NULL THEN 'queued' WHEN o.relay_error IS NOT NULL THEN 'not_sent' ELSE 'pending' END,
            o.relay_error, o.created_at, ?
          FROM outbox o JOIN sessions s ON s.id = o.session_id

@@ -17,7 +17,8 @@ export interface QueuedTestEvent {
 /**
  * Builds a clearly marked test webhook (session and event ids start with `test`) in the chosen
  * shape, records it in the portal's projection and queues it in the engine for `url`, with the
- * company's Auth Key and id (so a connected `kyc-sandbox listen` receives it like any event).
+ * company's id (its Auth Key and signing secrets are given at send time, and a connected
+ * `kyc-sandbox listen` receives it like any event).
  */
 export async function queueTestEvent(
   store: SandboxStore,
@@ -58,8 +59,8 @@ export async function queueTestEvent(
       id: eventId,
       url,
       body,
+      // The company's Auth Key and secrets come from the credentials hook when it is sent.
       companyId: String(company.id),
-      ...(company.authKey ? { authKey: company.authKey } : {}),
     });
   } catch (error) {
     if (!(error instanceof DeliveryEngineError)) throw error;

@@ -46,7 +46,13 @@ export function attemptDetails(
     dialedAddress: a.dialedAddress ?? null,
     responseSnippet: a.responseSnippet ?? null,
     error: a.errorMessage ?? null,
-    diagnosis: diagnoseAttempt({ outcome: a.outcome, status: a.status }) ?? null,
+    diagnosis:
+      diagnoseAttempt({
+        outcome: a.outcome,
+        status: a.status,
+        responseSnippet: a.responseSnippet,
+        signed: a.requestHeaders[HEADERS.webhookSignature] !== undefined,
+      }) ?? null,
     forwardedTo: forwards.get(a.attempt) ?? null,
     unrecordedSends: a.unrecordedSends,
     // Only an attempt that carried a signature was signed (one lost to a crashed worker was not sent).

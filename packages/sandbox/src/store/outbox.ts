@@ -8,7 +8,6 @@ export interface OutboxRow {
   readonly eventId: string;
   readonly sessionId: string;
   readonly url: string | undefined;
-  readonly authKey: string | undefined;
   readonly body: string;
   readonly relayedAt: number | undefined;
   readonly relayError: string | undefined;
@@ -22,7 +21,8 @@ export interface NewOutboxEvent {
   readonly sessionId: string;
   readonly companyId: number;
   readonly url: string | undefined;
-  readonly authKey: string | undefined;
+  /** The last four characters of the company's Auth Key then, for the portal (never the key). */
+  readonly authKeyHint: string | undefined;
   readonly body: string;
   readonly createdAt: number;
   readonly traceParent: string | undefined;
@@ -33,7 +33,6 @@ function toOutbox(row: Row): OutboxRow {
     eventId: String(row.event_id),
     sessionId: String(row.session_id),
     url: optionalText(row.url),
-    authKey: optionalText(row.auth_key),
     body: String(row.body),
     relayedAt: optionalInteger(row.relayed_at),
     relayError: optionalText(row.relay_error),
@@ -56,19 +55,23 @@ export class Outbox {
     this.#portal = portal;
   }
 
-  /** Writes one event and returns its id; call it inside the finish's transaction. */
+  /**
+   * Writes one event and returns its id; call it inside the finish's transaction. It holds no
+   * Auth Key (`auth_key` stays NULL; older sandboxes copied it here): the engine asks for the
+   * company's key when it sends.
+   */
   insert(event: NewOutboxEvent): string {
     const eventId = `evt_${randomBytes(16).toString('hex')}`;
     this.#db
       .prepare(
-        'INSERT INTO outbox (event_id, session_id, company_id, url, auth_key, body, created_at, trace_parent) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO outbox (event_id, session_id, company_id, url, auth_key_hint, body, created_at, trace_parent) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       )
       .run(
         eventId,
         event.sessionId,
         event.companyId,
         event.url ?? null,
-        event.authKey ?? null,
+        event.authKeyHint ?? null,
         event.body,
         event.createdAt,
         event.traceParent ?? null,

@@ -9,7 +9,8 @@ const dirs: string[] = [];
 function openStore() {
   const dir = mkdtempSync(join(tmpdir(), 'kyc-sandbox-store-'));
   dirs.push(dir);
-  return { store: new SandboxStore(join(dir, 'sandbox.db')), path: join(dir, 'sandbox.db') };
+  const secrets = { keyFile: join(dir, 'secrets.key') };
+  return { store: new SandboxStore(join(dir, 'sandbox.db'), secrets), path: join(dir, 'sandbox.db'), secrets };
 }
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -54,12 +55,14 @@ describe('SandboxStore', () => {
   });
 
   it('survives a reopen: a finished session and its unrelayed event are still there', () => {
-    const { store, path } = openStore();
+    const { store, path, secrets } = openStore();
     const companyId = store.ensureCompany('Acme', 1);
+    store.updateWebhook(companyId, 'https://acme.example/hook', 'k'.repeat(20), 1);
     const session = store.createSession(companyId, resolveOutcome({}), 1000);
     store.finishSession(companyId, session.id, 2000, () => '{}');
     store.close();
-    const reopened = new SandboxStore(path);
+    const reopened = new SandboxStore(path, secrets);
+    expect(reopened.getCompany(companyId)?.authKey).toBe('k'.repeat(20));
     expect(reopened.getSession(companyId, session.id)?.state).toBe('FINISHED');
     expect(reopened.outbox.unrelayed().map((row) => row.sessionId)).toEqual([session.id]);
     reopened.close();

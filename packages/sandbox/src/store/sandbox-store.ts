@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { SessionState } from '@kyc/contracts';
+import type { SealingKey, SecretSealer } from '@kyc/delivery-engine';
 import Database from 'better-sqlite3';
 import { STATE } from '../domain/enum-values.js';
 import { authKeyHint } from '../domain/masked-auth-key.js';
@@ -12,11 +13,18 @@ import { SandboxError } from '../sandbox-error.js';
 import { CliTokens } from './cli-tokens.js';
 import { DashboardLogins } from './dashboard-logins.js';
 import { Outbox } from './outbox.js';
+import {
+  authKeyContext,
+  resealValues,
+  type SecretsKeySource,
+  sandboxSealer,
+  sealClearValues,
+} from './sandbox-secrets.js';
 import { SCHEMA_SQL } from './schema.js';
 import { SigningSecrets } from './signing-secrets.js';
 import { optionalInteger, optionalText, type Row } from './sql-row.js';
 
-/** A company and its webhook settings. `authKey` never leaves the server except to the engine. */
+/** A company and its webhook settings. `authKey` (stored sealed) never leaves the server except to the engine. */
 export interface CompanyRecord {
   readonly id: number;
   readonly name: string;
@@ -63,10 +71,20 @@ export class SandboxStore {
   readonly outbox: Outbox;
   /** Each company's signing secrets, and which of them signed each attempt. */
   readonly signingSecrets: SigningSecrets;
+  /** The secrets key ring (the first seals): the engine's store seals with it too. */
+  readonly sealingKeys: readonly SealingKey[];
+  readonly #sealer: SecretSealer;
 
-  constructor(path: string) {
+  /**
+   * Opens (or makes) `sandbox.db`. Auth Keys and signing secrets are kept sealed with the
+   * secrets key (`secrets`); one that does not match what the file sealed refuses to open it
+   * (`secrets_key`), and what an older sandbox kept in clear is sealed now.
+   */
+  constructor(path: string, secrets: SecretsKeySource) {
+    let db: Database.Database | undefined;
     try {
-      this.#db = new Database(path);
+      db = new Database(path);
+      this.#db = db;
       this.#db.pragma('journal_mode = WAL');
       this.#db.pragma('foreign_keys = ON');
       this.#db.exec(SCHEMA_SQL);
@@ -75,7 +93,10 @@ export class SandboxStore {
       this.cliTokens = new CliTokens(this.#db);
       this.logins = new DashboardLogins(this.#db);
       this.outbox = new Outbox(this.#db, this.portal);
-      this.signingSecrets = new SigningSecrets(this.#db);
+      const { sealer, keys } = sandboxSealer(this.#db, secrets);
+      this.#sealer = sealer;
+      this.sealingKeys = keys;
+      this.signingSecrets = new SigningSecrets(this.#db, sealer);
       // Files made before the outbox kept the finishing request's trace context.
       const columns = this.#db.prepare('PRAGMA table_info(outbox)').all() as Row[];
       if (!columns.some((column) => column.name === 'trace_parent')) {
@@ -86,7 +107,17 @@ export class SandboxStore {
       if (!companyColumns.some((column) => column.name === 'listened_at')) {
         this.#db.exec('ALTER TABLE companies ADD COLUMN listened_at INTEGER');
       }
+      // Files made when the outbox copied the Auth Key itself: it keeps the last four characters only.
+      if (!columns.some((column) => column.name === 'auth_key_hint')) {
+        this.#db.exec('ALTER TABLE outbox ADD COLUMN auth_key_hint TEXT');
+      }
+      // Folders of an older sandbox: the portal takes its key hints from the outbox before it drops them.
+      sealClearValues(this.#db, sealer, () => this.portal.backfillFromOutbox(Date.now()));
     } catch (error) {
+      if (error instanceof SandboxError) {
+        db?.close();
+        throw error;
+      }
       throw new SandboxError('data_dir', `cannot open the sandbox database ${path}: ${(error as Error).message}`, {
         cause: error,
       });
@@ -139,7 +170,7 @@ export class SandboxStore {
       id,
       name: String(row.name),
       webhookUrl: optionalText(row.webhook_url),
-      authKey: optionalText(row.auth_key),
+      authKey: row.auth_key === null ? undefined : this.#sealer.open(String(row.auth_key), authKeyContext(id)),
       listenedAt: optionalInteger(row.listened_at),
     };
   }
@@ -154,9 +185,10 @@ export class SandboxStore {
     if (authKey === undefined) {
       this.#db.prepare('UPDATE companies SET webhook_url = ?, updated_at = ? WHERE id = ?').run(url, now, companyId);
     } else {
+      const sealed = authKey === null ? null : this.#sealer.seal(authKey, authKeyContext(companyId));
       this.#db
         .prepare('UPDATE companies SET webhook_url = ?, auth_key = ?, updated_at = ? WHERE id = ?')
-        .run(url, authKey, now, companyId);
+        .run(url, sealed, now, companyId);
     }
   }
 
@@ -215,11 +247,12 @@ export class SandboxStore {
         this.#db
           .prepare('UPDATE sessions SET state = ?, ended_at = ? WHERE id = ?')
           .run(STATE.FINISHED, endedAt, session.id);
+        // No Auth Key here: the engine asks for the company's key when it sends.
         const eventId = this.outbox.insert({
           sessionId: id,
           companyId,
           url,
-          authKey: company?.authKey,
+          authKeyHint: authKeyHint(company?.authKey),
           body,
           createdAt: now,
           traceParent,
@@ -240,6 +273,11 @@ export class SandboxStore {
         return { session: { ...session, state: STATE.FINISHED, endedAt }, finished: true };
       })
       .immediate();
+  }
+
+  /** Seals every Auth Key and signing secret again with the first key of the ring; returns how many. */
+  resealSecrets(): number {
+    return resealValues(this.#db, this.#sealer);
   }
 
   close(): void {

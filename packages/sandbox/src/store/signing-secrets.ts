@@ -1,4 +1,6 @@
+import type { SecretSealer } from '@kyc/delivery-engine';
 import type Database from 'better-sqlite3';
+import { signingSecretContext } from './sandbox-secrets.js';
 import { optionalInteger, type Row } from './sql-row.js';
 
 /** One of a company's signing secrets. `stopsAt` is set on the old secret of a rotation. */
@@ -38,13 +40,6 @@ CREATE TABLE IF NOT EXISTS signing_uses (
 ) WITHOUT ROWID;
 `;
 
-const toRecord = (row: Row): SigningSecretRecord => ({
-  label: `secret-${Number(row.seq)}`,
-  secret: String(row.secret),
-  createdAt: Number(row.created_at),
-  stopsAt: optionalInteger(row.stops_at),
-});
-
 /**
  * Each company's Standard Webhooks signing secrets: the current one and, during a rotation's
  * overlap, the old one beside it. A secret whose overlap is over is deleted, not kept: a
@@ -54,10 +49,24 @@ const toRecord = (row: Row): SigningSecretRecord => ({
  */
 export class SigningSecrets {
   readonly #db: Database.Database;
+  readonly #sealer: SecretSealer;
 
-  constructor(db: Database.Database) {
+  /** Secrets are stored sealed by `sealer`, each bound to its company and label. */
+  constructor(db: Database.Database, sealer: SecretSealer) {
     this.#db = db;
+    this.#sealer = sealer;
     this.#db.exec(SCHEMA);
+  }
+
+  #record(row: Row): SigningSecretRecord {
+    const companyId = Number(row.company_id);
+    const seq = Number(row.seq);
+    return {
+      label: `secret-${seq}`,
+      secret: this.#sealer.open(String(row.secret), signingSecretContext(companyId, seq)),
+      createdAt: Number(row.created_at),
+      stopsAt: optionalInteger(row.stops_at),
+    };
   }
 
   /** The secrets that sign now, newest first (the current one, then the old one of an overlap). */
@@ -67,7 +76,7 @@ export class SigningSecrets {
         'SELECT * FROM signing_secrets WHERE company_id = ? AND (stops_at IS NULL OR stops_at > ?) ORDER BY seq DESC',
       )
       .all(companyId, now) as Row[];
-    return rows.map(toRecord);
+    return rows.map((row) => this.#record(row));
   }
 
   /**
@@ -94,7 +103,7 @@ export class SigningSecrets {
         .run(companyId, seq);
       this.#db
         .prepare('INSERT INTO signing_secrets (company_id, seq, secret, created_at) VALUES (?, ?, ?, ?)')
-        .run(companyId, seq, secret, now);
+        .run(companyId, seq, this.#sealer.seal(secret, signingSecretContext(companyId, seq)), now);
       return { label: `secret-${seq}`, secret, createdAt: now, stopsAt: undefined };
     })();
   }

@@ -45,7 +45,7 @@ function refusedOpen(
   fields: Fields,
 ) {
   const kind = classifyDatabaseError(error);
-  if (kind === 'lock_timeout') {
+  if (kind === 'lock_timeout' || kind === 'deadlock') {
     trace.inbox = 'lock_timeout';
     options.logger.info?.('webhook in progress in another transaction; answered 409', fields);
     return errorAnswer(409, 'in_progress', DEFAULT_RETRY_AFTER_SECONDS);
@@ -199,7 +199,16 @@ export async function runInbox(
   trace: RequestTrace,
 ): Promise<ReceiverAnswer> {
   const fields = fieldsOf(event);
-  const begun = await beginEvent(inbox, event, options.now());
+  let begun = await beginEvent(inbox, event, options.now());
+  if (!begun.ok && begun.stage === 'record' && classifyDatabaseError(begun.error) === 'deadlock') {
+    // InnoDB, when the holder of the event's key rolls back while two or more copies wait on it:
+    // each waiter holds a shared lock on the freed key and wants it exclusive, so one is made a
+    // deadlock victim (1213) and its transaction rolled back. Once more, it waits on the key like
+    // any copy: it runs when the other copy rolls back, finds the key when that one commits.
+    if (begun.tx !== undefined) await rollbackQuietly(begun.tx, options.logger, fields);
+    options.logger.info?.('inbox: deadlock on the event key (another copy was waiting too); trying once more', fields);
+    begun = await beginEvent(inbox, event, options.now());
+  }
   if (!begun.ok) {
     if (begun.stage === 'begin') return unavailable(options, trace, 'begin', begun.error, fields);
     if (begun.tx !== undefined) await rollbackQuietly(begun.tx, options.logger, fields);

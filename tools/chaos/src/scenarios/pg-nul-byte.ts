@@ -7,6 +7,7 @@ import { type SourcePatch, spawnPatchedScript } from '../support/patched-script.
 import { approvedEvent, checkSentOnce, produceAndDrain } from '../support/pg-run.js';
 import { startPrivatePostgres } from '../support/private-postgres.js';
 import { Invariants, type RunContext, type Scenario } from '../support/scenario.js';
+import { CHAOS_SEALING_KEYS } from '../support/sealing-keys.js';
 import { type ChildScript, spawnScript } from '../support/spawn-script.js';
 
 const FACTOR = 1000;
@@ -42,7 +43,7 @@ export const pgNulByte: Scenario = {
     const pool = new pg.Pool({ connectionString: postgres.url, max: 8 });
     const workers: ChildScript[] = [];
     try {
-      const store = postgresDeliveryStore({ pool });
+      const store = postgresDeliveryStore({ pool, sealingKeys: CHAOS_SEALING_KEYS });
       await store.migrate();
       const config = (address: string) => ({
         store: 'postgres',

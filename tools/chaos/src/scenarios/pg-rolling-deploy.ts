@@ -113,7 +113,7 @@ export const pgRollingDeploy: Scenario = {
       const byOld = receiver.receipts.filter((r) => r.localAddress === OLD_WORKER).length;
       return {
         figures: [
-          ['new worker processes (schema v4) / old ones (before v3)', `${NEW_WORKERS.length} / 1`],
+          ['new worker processes (schema v6) / old ones (before v3)', `${NEW_WORKERS.length} / 1`],
           ['events acknowledged', acked.length],
           ['lost', acked.length - records.length],
           ['delivered with one recorded attempt', records.filter((r) => r.attemptLog.length === 1).length],

@@ -7,6 +7,7 @@ import { CHAOS_HOST, CHAOS_KEY, startChaosReceiver } from '../support/chaos-rece
 import { pause } from '../support/pause.js';
 import { startPrivatePostgres } from '../support/private-postgres.js';
 import { Invariants, type RunContext, type Scenario } from '../support/scenario.js';
+import { CHAOS_SEALING_KEYS } from '../support/sealing-keys.js';
 import { type ChildScript, spawnScript } from '../support/spawn-script.js';
 
 const FACTOR = 1000;
@@ -42,7 +43,7 @@ export const postgresWorkers: Scenario = {
     const outages: { from: number; to: number }[] = [];
     const services: ChildScript[] = [];
     try {
-      const store = postgresDeliveryStore({ pool });
+      const store = postgresDeliveryStore({ pool, sealingKeys: CHAOS_SEALING_KEYS });
       await store.migrate();
       await pool.query('CREATE TABLE sessions (id text PRIMARY KEY, state text NOT NULL)');
       const base = {

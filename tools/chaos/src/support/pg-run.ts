@@ -10,6 +10,7 @@ import type pg from 'pg';
 import { CHAOS_KEY } from './chaos-receiver.js';
 import { pause } from './pause.js';
 import type { Invariants } from './scenario.js';
+import { CHAOS_SEALING_KEYS } from './sealing-keys.js';
 import { accountSends, countPerId } from './send-accounting.js';
 import type { ChildScript } from './spawn-script.js';
 
@@ -122,7 +123,7 @@ export interface ProduceOptions {
 export async function produceAndDrain(
   options: ProduceOptions,
 ): Promise<{ acked: string[]; records: DeliveryRecord[]; drainedMs: number }> {
-  const store = postgresDeliveryStore({ pool: options.pool });
+  const store = postgresDeliveryStore({ pool: options.pool, sealingKeys: CHAOS_SEALING_KEYS });
   const started = Date.now();
   const acked = await enqueueInBatches(loopbackProducer(store), options.events, options.event, options.pauseMs);
   await waitForDrain(options.pool, options.drainPolls);

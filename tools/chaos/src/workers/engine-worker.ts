@@ -9,6 +9,7 @@ import { sampleStatusWebhook } from '@kyc/contracts';
 import { createDeliveryEngine, type DeliveryStore, scaledClock, sqliteDeliveryStore } from '@kyc/delivery-engine';
 import { postgresDeliveryStore } from '@kyc/delivery-engine/postgres';
 import pg from 'pg';
+import { CHAOS_SEALING_KEYS } from '../support/sealing-keys.js';
 import {
   busyTimers,
   freezeOnSignal,
@@ -66,7 +67,9 @@ const pool = config.store === 'postgres' ? new pg.Pool({ connectionString: confi
 // the failure and retry, so here it is only reported (unhandled, it would end the process).
 pool?.on('error', () => undefined);
 const store: DeliveryStore<unknown> =
-  pool === undefined ? sqliteDeliveryStore({ path: config.path ?? '' }) : postgresDeliveryStore({ pool });
+  pool === undefined
+    ? sqliteDeliveryStore({ path: config.path ?? '' })
+    : postgresDeliveryStore({ pool, sealingKeys: CHAOS_SEALING_KEYS });
 const factor = config.timeScale.factor;
 const reportLag = config.reportLag ? lagMonitor(say) : undefined;
 if (config.busy !== undefined) busyTimers(config.busy.everyMs, config.busy.spinMs);

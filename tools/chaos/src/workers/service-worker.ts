@@ -8,6 +8,7 @@
 import { createDeliveryEngine } from '@kyc/delivery-engine';
 import { postgresDeliveryStore } from '@kyc/delivery-engine/postgres';
 import pg from 'pg';
+import { CHAOS_SEALING_KEYS } from '../support/sealing-keys.js';
 
 interface ServiceConfig {
   readonly postgresUrl: string;
@@ -27,7 +28,7 @@ const pool = new pg.Pool({ connectionString: config.postgresUrl, max: 2, connect
 pool.on('error', () => undefined);
 // Only enqueues, never started. Lookups answer loopback: the URL is the suite's own receiver.
 const service = createDeliveryEngine({
-  store: postgresDeliveryStore({ pool }),
+  store: postgresDeliveryStore({ pool, sealingKeys: CHAOS_SEALING_KEYS }),
   allowPrivateNetworks: ['127.0.0.0/8'],
   resolver: { resolve: async () => [{ address: '127.0.0.1', family: 4 as const }] },
 });

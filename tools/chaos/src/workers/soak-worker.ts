@@ -8,6 +8,7 @@ import { sampleStatusWebhook } from '@kyc/contracts';
 import { createDeliveryEngine, type DeliveryStore, scaledClock, sqliteDeliveryStore } from '@kyc/delivery-engine';
 import { postgresDeliveryStore } from '@kyc/delivery-engine/postgres';
 import pg from 'pg';
+import { CHAOS_SEALING_KEYS } from '../support/sealing-keys.js';
 
 const config = JSON.parse(process.env.KYC_CHAOS ?? '{}') as {
   store: 'sqlite' | 'postgres';
@@ -27,7 +28,9 @@ const say = (line: string) => process.stdout.write(`${line}\n`);
 const pool = config.store === 'postgres' ? new pg.Pool({ connectionString: config.postgresUrl, max: 6 }) : undefined;
 pool?.on('error', () => undefined);
 const store: DeliveryStore<unknown> =
-  pool === undefined ? sqliteDeliveryStore({ path: config.path ?? '' }) : postgresDeliveryStore({ pool });
+  pool === undefined
+    ? sqliteDeliveryStore({ path: config.path ?? '' })
+    : postgresDeliveryStore({ pool, sealingKeys: CHAOS_SEALING_KEYS });
 const engine = createDeliveryEngine({
   store,
   allowPrivateNetworks: ['127.0.0.0/8'],

@@ -7,6 +7,7 @@
 import { type Clock, createDeliveryEngine, scaledClock } from '@kyc/delivery-engine';
 import { postgresDeliveryStore } from '@kyc/delivery-engine/postgres';
 import pg from 'pg';
+import { CHAOS_SEALING_KEYS } from '../support/sealing-keys.js';
 
 interface Config {
   readonly postgresUrl: string;
@@ -28,7 +29,7 @@ let offset = 0;
 // Only the reading steps: sleeps and the monotonic reading run on as before, as on a real host.
 const clock: Clock = { ...scaled, now: () => scaled.now() + offset };
 const engine = createDeliveryEngine({
-  store: postgresDeliveryStore({ pool }),
+  store: postgresDeliveryStore({ pool, sealingKeys: CHAOS_SEALING_KEYS }),
   allowPrivateNetworks: ['127.0.0.0/8'],
   tls: { ca: config.ca },
   clock,

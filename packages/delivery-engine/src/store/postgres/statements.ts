@@ -51,7 +51,7 @@ export function postgresStatements(t: TableNames, channel: string) {
     .map((column) => `d.${column}`)
     .join(', ');
   /** Summary columns of reads: a leased delivery shows its lease end as its next attempt. */
-  const summaryColumns = `id, url, state, body, auth_key IS NOT NULL AS has_auth_key, attempts, round_attempts, round,
+  const summaryColumns = `id, url, state, body, sealed_auth_key IS NOT NULL AS has_auth_key, attempts, round_attempts, round,
     created_at, CASE WHEN leased = 1 THEN ${LEASE_END} ELSE next_attempt_at END AS next_attempt_at, finished_at,
     last_outcome, last_status`;
   return {

@@ -13,8 +13,8 @@ type Row = Record<string, unknown>;
 
 /** What both SQLite modes do the same way: store an event, read deliveries, start a redelivery. */
 export interface CommonStatements {
-  /** Inserts a delivery due at its creation time; `false` when the id exists (left untouched). */
-  insert(delivery: NewDelivery): boolean;
+  /** Inserts a delivery due at its creation time, its secrets `sealed`; `false` when the id exists (left untouched). */
+  insert(delivery: NewDelivery, sealed: Parameters<typeof insertValues>[1]): boolean;
   /** The delivery, its attempt log and its redeliveries, from one read snapshot. */
   read(id: string): DeliveryRecord | undefined;
   list(filter: DeliveryFilter | undefined): DeliverySummary[];
@@ -57,7 +57,7 @@ export function prepareCommon({ db, t }: SqliteFile): CommonStatements {
     };
   });
   return {
-    insert: (delivery) => insert.run(...insertValues(delivery)).changes === 1,
+    insert: (delivery, sealed) => insert.run(...insertValues(delivery, sealed)).changes === 1,
     read: (id) => read(id),
     list(filter) {
       const { where, params } = listWhere(filter, () => '?');

@@ -2,7 +2,9 @@ import type { DeliveryStore, StoreHealth } from '../store.js';
 
 /** The SQLite store's methods, the optional ones it has included. */
 export type SqliteStore = DeliveryStore<never> &
-  Required<Pick<DeliveryStore<never>, 'acquireOwnership' | 'queueStats' | 'health'>>;
+  Required<
+    Pick<DeliveryStore<never>, 'acquireOwnership' | 'queueStats' | 'health' | 'openCredentials' | 'resealSecrets'>
+  >;
 
 /**
  * A store on a file that another live process owns: the file is opened only when this handle
@@ -46,12 +48,18 @@ export function deferredStore(
     insert: async (delivery, options) => (await owning()).insert(delivery, options),
     claim: async (request) => (await owning()).claim(request),
     redeliver: async (id, now) => (await owning()).redeliver(id, now),
+    resealSecrets: async () => (await owning()).resealSecrets(),
     complete: async (claim, attempt, next) => (await opened()).complete(claim, attempt, next),
     release: async (claim) => (await opened()).release(claim),
     nextDueAt: async (exclude) => (await opened()).nextDueAt(exclude),
     get: async (id) => (await opened()).get(id),
     list: async (filter) => (await opened()).list(filter),
     queueStats: async (now) => (await opened()).queueStats(now),
+    // Only a claim's own store opens it, and a claim came from an opened store.
+    openCredentials: (claim) => {
+      if (store === undefined) throw new Error('openCredentials: the store has not claimed anything');
+      return store.openCredentials(claim);
+    },
     health: (): StoreHealth => store?.health() ?? { writable: true, fenced: false, heldResults: 0 },
     close: async () => store?.close(),
   };

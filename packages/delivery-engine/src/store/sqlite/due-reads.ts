@@ -24,7 +24,7 @@ export interface DueRow {
   readonly trace_parent: string | null;
 }
 
-const DUE_COLUMNS = `rowid AS rid, id, url, origin, auth_key, signing_secret, CAST(body AS BLOB) AS body, attempts, round_attempts, round,
+const DUE_COLUMNS = `rowid AS rid, id, url, origin, sealed_auth_key AS auth_key, sealed_signing_secret AS signing_secret, CAST(body AS BLOB) AS body, attempts, round_attempts, round,
   lost_leases, next_attempt_at, created_at, session_id, company_id, trace_parent`;
 
 const orUndefined = <T>(value: T | null): T | undefined => (value === null ? undefined : value);

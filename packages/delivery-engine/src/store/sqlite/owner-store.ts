@@ -11,6 +11,7 @@ import { OriginQueues } from './origin-queues.js';
 import { ownerClaims } from './owner-claims.js';
 import { Reservations } from './reservations.js';
 import { refuseTransaction, runSync, wrapSqliteError } from './run-sync.js';
+import type { SqliteSealing } from './sqlite-sealing.js';
 import { isLockContention, isStoreOutage } from './store-outage.js';
 import { ownership } from './take-over.js';
 import type { WalSync } from './wal-sync.js';
@@ -34,7 +35,7 @@ const RESULT_COMMIT_WAIT_MS = 2;
  * holds back for one lease. After a crash the next owner sends again what had no result, and the
  * attempt log counts each such send.
  */
-export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): SqliteStore {
+export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined, sealing: SqliteSealing): SqliteStore {
   const { db, t } = file;
   const common = prepareCommon(file);
   const reservations = new Reservations();
@@ -105,6 +106,8 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): S
     if (refusal !== undefined) return Promise.reject(refusal);
     try {
       owner.lock.acquire();
+      // The keys are checked, and what an older release stored in clear is sealed, before the first write.
+      sealing.ready();
     } catch (error) {
       return Promise.reject(wrapSqliteError(what, error));
     }
@@ -113,12 +116,18 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): S
 
   return {
     migrate: () => runSync('migrate', file.migrate),
-    acquireOwnership: () => runSync('acquireOwnership', () => owner.lock.acquire()),
+    acquireOwnership: () =>
+      runSync('acquireOwnership', () => {
+        owner.lock.acquire();
+        sealing.ready();
+      }),
     insert: (delivery, insertOptions) =>
       owned('insert', () => {
         refuseTransaction(insertOptions);
+        // Sealed before the commit, so the write transaction holds no cipher work.
+        const sealed = sealing.sealed(delivery);
         return commits.push(
-          () => ({ created: common.insert(delivery) }),
+          () => ({ created: common.insert(delivery, sealed) }),
           ({ created }) => created && origins.noteDue(delivery.origin, delivery.createdAt, true),
         );
       }),
@@ -206,6 +215,8 @@ export function ownerSqliteStore(file: SqliteFile, sync: WalSync | undefined): S
         ...(problem !== undefined && { problem: problem.message }),
       };
     },
+    openCredentials: (claim) => sealing.open(claim),
+    resealSecrets: () => owned('resealSecrets', () => sealing.reseal((write) => commits.push(write))),
     get: (id) => runSync('get', () => common.read(id)),
     list: (filter) => runSync('list', () => common.list(filter)),
     redeliver: (id, now) =>
