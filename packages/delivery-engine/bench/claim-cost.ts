@@ -8,7 +8,9 @@ import { median, range } from './stats.js';
 
 /** Rows due behind one saturated origin. */
 const BACKLOGS = [0, 10_000, 100_000] as const;
-const CALLS = 300;
+/** Calls per round: an idle pass is a few µs, so many make a measurable span. */
+const IDLE_CALLS = 5000;
+const CLAIM_CALLS = 300;
 const FLOOD = 'https://flood.bench';
 const OTHER = 'https://other.bench';
 const T0 = 1_800_000_000_000;
@@ -91,17 +93,17 @@ function meter(kind: 'cpu' | 'wall') {
 }
 
 /**
- * One round: `CALLS` idle passes (`nextDueAt` past the saturated origin) and `CALLS` claims that
+ * One round: `IDLE_CALLS` idle passes (`nextDueAt` past the saturated origin) and `CLAIM_CALLS` claims that
  * must find the one due delivery of another origin behind the backlog. Returns µs per call.
  */
 async function round(fixture: Fixture, kind: 'cpu' | 'wall', serial: number): Promise<{ idle: number; claim: number }> {
   const { store } = fixture;
   const lanes = { limit: 16 };
   let stop = meter(kind);
-  for (let i = 0; i < CALLS; i++) await store.nextDueAt([FLOOD], lanes);
-  const idle = stop() / CALLS;
+  for (let i = 0; i < IDLE_CALLS; i++) await store.nextDueAt([FLOOD], lanes);
+  const idle = stop() / IDLE_CALLS;
   let claimUs = 0;
-  for (let i = 0; i < CALLS; i++) {
+  for (let i = 0; i < CLAIM_CALLS; i++) {
     const id = `o${serial}-${i}`;
     await store.insert(row(id, OTHER, T0 + 200_000 + i));
     stop = meter(kind);
@@ -119,7 +121,7 @@ async function round(fixture: Fixture, kind: 'cpu' | 'wall', serial: number): Pr
       throw new Error(`the claim behind ${fixture.backlog} rows found ${claims.length}`);
     await store.complete(claim, ATTEMPT, { state: 'delivered', nextAttemptAt: undefined, finishedAt: T0 });
   }
-  return { idle, claim: claimUs / CALLS };
+  return { idle, claim: claimUs / CLAIM_CALLS };
 }
 
 async function compare(label: string, fixtures: Fixture[], kind: 'cpu' | 'wall', rounds: number): Promise<void> {
