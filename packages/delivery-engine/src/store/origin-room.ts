@@ -96,6 +96,19 @@ export function takeWithRoom<T>(
   options: { readonly alreadyTaken?: readonly string[]; readonly eligible?: (item: T) => boolean } = {},
 ): { taken: T[]; kept: T[] } {
   const room = new OriginRoom(request, options.alreadyTaken);
+  const first = items[0];
+  const single = first !== undefined && items.every((item) => originOf(item) === originOf(first));
+  if (single) {
+    // One origin (a flood, a single endpoint): nothing to go round, and no grouping to allocate.
+    const taken: T[] = [];
+    const kept: T[] = [];
+    const origin = originOf(first);
+    for (const item of items) {
+      if (options.eligible?.(item) !== false && room.take(origin)) taken.push(item);
+      else kept.push(item);
+    }
+    return { taken, kept };
+  }
   const byOrigin = new Map<string, T[]>();
   for (const item of items) {
     if (options.eligible?.(item) === false) continue;

@@ -50,13 +50,16 @@ export function originReads({ db, t }: SqliteFile): OriginReads {
   const reads = new Map<number, { readonly after: Statement; readonly fromStart: Statement }>();
   // The limit is written into the SQL, one statement per value: a bound `LIMIT ?` makes SQLite
   // prepare the statement again at every run (the planner uses the value), and better-sqlite3
-  // then compiles a new row function too (a few thousand instructions per delivery).
+  // then compiles a new row function too (a few thousand instructions per delivery). For the
+  // same reason the origin is `+@origin`: a bare parameter in `origin = @origin` beside the ORDER
+  // BY made SQLite prepare every read again (seen as one row function compiled per read); the
+  // unary plus leaves the plan as it is (the index, origin = ?).
   const readsFor = (limit: number) => {
     let read = reads.get(limit);
     if (read === undefined) {
       if (reads.size >= MAX_LIMITS_PREPARED) reads.clear();
       const from = `SELECT ${DUE_COLUMNS} FROM ${t.deliveries}
-                     WHERE state = 'pending' AND origin = @origin AND next_attempt_at <= @now`;
+                     WHERE state = 'pending' AND origin = +@origin AND next_attempt_at <= @now`;
       read = {
         after: db.prepare(
           `${from} AND (next_attempt_at, rowid) > (@dueAt, @rid) ORDER BY next_attempt_at, rowid LIMIT ${limit}`,
@@ -70,13 +73,13 @@ export function originReads({ db, t }: SqliteFile): OriginReads {
   const nextAfter = db
     .prepare(
       `SELECT next_attempt_at FROM ${t.deliveries}
-        WHERE state = 'pending' AND origin = @origin AND (next_attempt_at, rowid) > (@dueAt, @rid)
+        WHERE state = 'pending' AND origin = +@origin AND (next_attempt_at, rowid) > (@dueAt, @rid)
         ORDER BY next_attempt_at, rowid LIMIT 1`,
     )
     .pluck();
   const nextFromStart = db
     .prepare(
-      `SELECT next_attempt_at FROM ${t.deliveries} WHERE state = 'pending' AND origin = @origin
+      `SELECT next_attempt_at FROM ${t.deliveries} WHERE state = 'pending' AND origin = +@origin
         ORDER BY next_attempt_at, rowid LIMIT 1`,
     )
     .pluck();

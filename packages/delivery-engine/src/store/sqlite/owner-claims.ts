@@ -1,4 +1,3 @@
-import { OriginRoom } from '../origin-room.js';
 import type { ClaimRequest, DeliveryClaim } from '../store.js';
 import type { CommitQueue } from './commit-queue.js';
 import { claimOf } from './due-reads.js';
@@ -28,7 +27,8 @@ export interface OwnerClaims {
 export function ownerClaims({ reservations, origins, commits }: OwnerClaimsParts): OwnerClaims {
   const runway = new Runway();
   const originsOf = (entries: readonly RunwayEntry[]) => entries.map((entry) => entry.row.origin);
-  const roomLeft = (r: ClaimRequest, handed: readonly RunwayEntry[]) => !new OriginRoom(r, originsOf(handed)).full;
+  // Whether another source may still fill the claim: a count is enough, the take applies each origin's room.
+  const roomLeft = (r: ClaimRequest, handed: readonly RunwayEntry[]) => handed.length < r.limit + (r.slow?.limit ?? 0);
 
   async function claim(r: ClaimRequest): Promise<DeliveryClaim[]> {
     let handed = runway.take(r);
