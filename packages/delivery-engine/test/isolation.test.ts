@@ -1,6 +1,6 @@
 import { POSTGRES_URL, postgresAvailable } from '@kyc/test-support';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createDeliveryEngine, type DeliveryEngine, type DeliveryStore, sqliteDeliveryStore } from '../src/index.js';
 import { postgresDeliveryStore } from '../src/postgres.js';
 import { bodyFor, recordAttempts } from './support/attempts.js';
@@ -63,8 +63,16 @@ async function runIsolation(stores: readonly DeliveryStore<never>[] | readonly D
     expect(Math.max(...latencies)).toBeLessThan(5_000);
     // Each hanging endpoint holds exactly its own cap: no fewer (never delayed to protect others), no more.
     for (const receiver of hanging) expect(receiver.requests).toHaveLength(perEndpoint);
+    // An attempt moves to the slow lane once it has waited slowAfterMs (250 ms) unanswered; the
+    // newest hanging attempts may still be younger than that when the healthy events are through.
+    await vi.waitFor(
+      () => {
+        const inSlowLane = engines.reduce((n, e) => n + e.loopHealth().lanes.slow.inFlight, 0);
+        expect(inSlowLane).toBe(hanging.length * perEndpoint);
+      },
+      { timeout: 5_000, interval: 50 },
+    );
     const lanes = engines.map((e) => e.loopHealth().lanes);
-    expect(lanes.reduce((n, lane) => n + lane.slow.inFlight, 0)).toBe(hanging.length * perEndpoint);
     for (const lane of lanes) {
       expect(lane.prompt.inFlight).toBe(0);
       expect(lane.slowOrigins.map((o) => o.origin).sort()).toEqual(hanging.map((r) => r.origin).sort());

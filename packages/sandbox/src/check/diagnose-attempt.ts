@@ -23,7 +23,7 @@ export interface Diagnosis {
 }
 
 const SECONDS = WEBHOOK_RESPONSE_DEADLINE_MS / 1000;
-const TOLERANCE_MINUTES = SIGNATURE_TOLERANCE_MS / 60_000;
+const TOLERANCE_MINUTES = SIGNATURE_TOLERANCE_MS / 1000 / 60;
 
 /** What is known of one attempt: its outcome, and when an answer came, its status and the start of its body. */
 export interface AttemptToDiagnose {
