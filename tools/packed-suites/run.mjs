@@ -9,7 +9,7 @@
 //   node tools/packed-suites/run.mjs                 # Node 22, this Node (24), Node 26, Bun, Deno
 //   node tools/packed-suites/run.mjs --only deno     # one of node22, node24, node26, bun, deno
 //   node tools/packed-suites/run.mjs --node /path/to/node [--node ...]
-//   node tools/packed-suites/run.mjs --jobs 3        # runtimes at once, each one's output whole when it ends
+//   node tools/packed-suites/run.mjs --jobs 4        # runtimes at once, each one's output whole when it ends
 //   node tools/packed-suites/run.mjs --timing skip   # or only: see tools/test-pipeline/timing-tests.json
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';

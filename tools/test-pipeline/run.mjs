@@ -77,7 +77,7 @@ function run({ name, command, env }, alone) {
     const child = spawn(command[0], command.slice(1), {
       cwd: root,
       stdio: alone ? 'inherit' : ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? '1', ...env },
+      env: { ...process.env, ...env },
     });
     const chunks = [];
     child.stdout?.on('data', (chunk) => chunks.push(chunk));
