@@ -1,19 +1,23 @@
 #!/usr/bin/env node
 // Runs the packages' integration suites against what npm would publish, the way a customer
-// installs it: `pnpm pack` each package, `npm install` the tarballs into a fresh project with
-// each supported Node (so better-sqlite3 is installed by and for that Node), copy the suites in,
-// point their imports of `../src/<entry>` at the installed `@kyc/<package>/<entry>`, and run
-// Vitest there under that Node. Suites that reach into a package's internals cannot run against
-// an install; they are listed, with the reason, in the output.
+// installs it: `pnpm pack` each package, `npm install` the tarballs into a fresh project (once:
+// the install serves every Node and Deno; Bun gets its own `bun install`), copy the suites into a
+// project per runtime, point their imports of `../src/<entry>` at the installed
+// `@kyc/<package>/<entry>`, and run Vitest there under that runtime. Suites that reach into a
+// package's internals cannot run against an install; they are listed, with the reason, in the output.
 //
 //   node tools/packed-suites/run.mjs                 # Node 22, this Node (24), Node 26, Bun, Deno
 //   node tools/packed-suites/run.mjs --only deno     # one of node22, node24, node26, bun, deno
 //   node tools/packed-suites/run.mjs --node /path/to/node [--node ...]
-import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+//   node tools/packed-suites/run.mjs --jobs 4        # runtimes at once, each one's output whole when it ends
+//   node tools/packed-suites/run.mjs --timing skip   # or only: see tools/test-pipeline/timing-tests.json
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { copySuite } from './copy-suite.mjs';
+import { pool, spawnAsync } from './processes.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const work = join(root, '.tmp', 'packed');
@@ -38,6 +42,15 @@ const notForInstalls = {
 const skipDevDependencies = /^(node2\d|bun|deno|madge|@types\/|autocannon$|miniflare$|esbuild$|@onfido\/api$)/;
 
 const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
+const args = process.argv.slice(2);
+const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+// The workspace's timing files (tools/test-pipeline/timing-tests.json): `--timing skip` runs the
+// suites without them, `--timing only` just them (`pnpm test` runs those last, with nothing beside).
+const timing = option('--timing');
+if (timing !== undefined && timing !== 'skip' && timing !== 'only') throw new Error(`--timing ${timing}: skip or only`);
+const timingFiles = readJson(join(root, 'tools/test-pipeline/timing-tests.json')).files;
+// `--reuse-install`: the tarballs and installs an earlier run of this checkout left, as they are.
+const reuse = args.includes('--reuse-install');
 const log = (line) => console.log(`[packed] ${line}`);
 
 const fromPackage = (pkg, spec) => createRequire(join(root, 'packages', pkg, 'package.json')).resolve(spec);
@@ -91,7 +104,6 @@ function denoRuntime() {
 }
 
 function runtimes() {
-  const args = process.argv.slice(2);
   const chosen = args.flatMap((arg, i) => (arg === '--node' ? [args[i + 1]] : []));
   if (chosen.length > 0) return chosen.map(nodeRuntime);
   const only = args.flatMap((arg, i) => (arg === '--only' ? [args[i + 1]] : []));
@@ -110,9 +122,9 @@ function runtimes() {
 
 function pack() {
   const into = join(work, 'tarballs');
-  rmSync(into, { recursive: true, force: true });
+  if (!reuse) rmSync(into, { recursive: true, force: true });
   mkdirSync(into, { recursive: true });
-  for (const name of published) {
+  for (const name of reuse ? [] : published) {
     const dir = join(root, 'packages', name);
     if (!existsSync(join(dir, 'dist'))) throw new Error(`packages/${name}/dist is missing: run pnpm build first`);
     execFileSync('pnpm', ['pack', '--pack-destination', into], { cwd: dir, stdio: 'ignore' });
@@ -138,146 +150,115 @@ function testDependencies() {
   return { ...wanted, vitest: rootDev.vitest, tsx: rootDev.tsx, 'fast-check': rootDev['fast-check'] };
 }
 
-// `../src/<file>.js` → the package subpath whose `@kyc/source` condition names that file.
-function publicEntries(name) {
-  const { exports } = readJson(join(root, 'packages', name, 'package.json'));
-  const entries = new Map();
-  for (const [subpath, target] of Object.entries(exports)) {
-    const source = typeof target === 'object' ? target['@kyc/source'] : undefined;
-    if (source) entries.set(resolve(root, 'packages', name, source), `@kyc/${name}${subpath.slice(1)}`);
-  }
-  return entries;
+const manifestFor = (tarballs) => ({
+  name: 'kyc-packed-suites',
+  private: true,
+  type: 'module',
+  dependencies: tarballs,
+  // `overrides` keeps the packages' own dependencies on each other on the tarballs too.
+  overrides: tarballs,
+  devDependencies: testDependencies(),
+});
+const envFor = (runtime) => ({ ...process.env, PATH: `${dirname(runtime.exec)}:${process.env.PATH}` });
+
+/**
+ * One install per package manager, not per runtime: npm's install serves Node 22, 24, 26 and Deno
+ * alike (better-sqlite3 is a Node-API addon with its prebuilt binaries in the package, so nothing
+ * in the tree depends on the Node that installed it); Bun installs with `bun install`.
+ */
+async function install(runtime, tarballs, inherit) {
+  const kind = runtime.install[0].split('/').pop();
+  const into = join(work, `install-${kind}`);
+  if (reuse && existsSync(join(into, 'node_modules'))) return into;
+  rmSync(into, { recursive: true, force: true });
+  mkdirSync(into, { recursive: true });
+  writeFileSync(join(into, 'package.json'), `${JSON.stringify(manifestFor(tarballs), null, 2)}\n`);
+  log(
+    `${runtime.install
+      .slice(0, 2)
+      .map((part) => part.split('/').pop())
+      .join(' ')} of the packed packages into ${relative(root, into)}`,
+  );
+  const [command, ...args] = runtime.install;
+  const { status, output } = await spawnAsync(command, args, { cwd: into, env: envFor(runtime) }, inherit);
+  process.stdout.write(output);
+  if (status !== 0) throw new Error(`installing the packed packages with ${runtime.version} failed`);
+  return into;
 }
 
-const importPattern = /^(import|export)(\s+type)?([^'"]*?from\s*)(['"])(\.[^'"]+)\4/gm;
-// `await import('../src/audit.js')` is the same dependency in another form; a missed one fails
-// only against the install (`Cannot find module '/src/audit.js'`), so it is rewritten alike.
-const dynamicImportPattern = /\b(import\(\s*)(['"])(\.[^'"]+)\2/g;
-
-/** Copies one package's `test/` folder, rewriting imports of its public entries; returns what it had to leave out. */
-function copySuite(name, into) {
-  const from = join(root, 'packages', name, 'test');
-  const src = join(root, 'packages', name, 'src');
-  const entries = publicEntries(name);
-  const internal = new Map(); // file (relative to test/) → why it cannot run against an install
-  const imports = new Map(); // file → relative test files it imports
-  // Every file: a suite's fixtures (a JSON Lines log, say) go with it; only code is rewritten.
-  const files = readdirSync(from, { recursive: true }).filter((file) => statSync(join(from, file)).isFile());
-  for (const file of files) {
-    const path = join(from, file);
-    mkdirSync(dirname(join(into, file)), { recursive: true });
-    if (!file.endsWith('.ts')) {
-      cpSync(path, join(into, file));
-      continue;
-    }
-    let text = readFileSync(path, 'utf8');
-    const local = [];
-    // The installed entry for a relative specifier, or undefined to leave it (and why, if it must stay).
-    const rewrite = (specifier, typeOnly) => {
-      const target = resolve(dirname(path), specifier.replace(/\.js$/, '.ts'));
-      if (!target.startsWith(src)) {
-        if (target.startsWith(from)) local.push(relative(from, target));
-        return undefined;
-      }
-      const entry = entries.get(target);
-      if (!entry && !typeOnly)
-        internal.set(file, `imports ${relative(join(root, 'packages'), target)}, not a public entry`);
-      return entry;
-    };
-    text = text.replace(importPattern, (whole, keyword, typeOnly, middle, quote, specifier) => {
-      const entry = rewrite(specifier, typeOnly);
-      return entry ? `${keyword}${typeOnly ?? ''}${middle}${quote}${entry}${quote}` : whole;
-    });
-    text = text.replace(dynamicImportPattern, (whole, call, quote, specifier) => {
-      const entry = rewrite(specifier, undefined);
-      return entry ? `${call}${quote}${entry}${quote}` : whole;
-    });
-    // Worker processes run from the copied TypeScript with tsx, resolving the installed packages.
-    text = text.replaceAll("'--conditions=@kyc/source', ", '');
-    imports.set(file, local);
-    writeFileSync(join(into, file), text);
-  }
-  const reason = (file, seen = new Set()) => {
-    if (internal.has(file)) return internal.get(file);
-    seen.add(file);
-    for (const dep of imports.get(file) ?? []) {
-      const why = !seen.has(dep) && reason(dep, seen);
-      if (why) return `through ${dep}: ${why}`;
-    }
-    return undefined;
-  };
-  const excluded = {};
-  for (const file of files.filter((f) => f.endsWith('.test.ts'))) {
-    const why = notForInstalls[`${name}/test/${file}`] ?? reason(file);
-    if (why) excluded[file] = why;
-  }
-  return excluded;
-}
-
-function prepare(runtime, tarballs) {
+/** The runtime's project: its own copy of the suites and config, the shared install's node_modules. */
+function prepare(runtime, tarballs, installed) {
   const project = join(work, runtime.name);
   rmSync(project, { recursive: true, force: true });
   mkdirSync(project, { recursive: true });
-  // `overrides` keeps the packages' own dependencies on each other on the tarballs too.
-  const manifest = {
-    name: 'kyc-packed-suites',
-    private: true,
-    type: 'module',
-    dependencies: tarballs,
-    overrides: tarballs,
-  };
-  manifest.devDependencies = testDependencies();
-  writeFileSync(join(project, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  log(
-    `${runtime.version}: ${runtime.install
-      .slice(0, 2)
-      .map((part) => part.split('/').pop())
-      .join(' ')} of the packed packages into ${relative(root, project)}`,
-  );
-  const env = { ...process.env, PATH: `${dirname(runtime.exec)}:${process.env.PATH}` };
-  const [command, ...args] = runtime.install;
-  const install = spawnSync(command, args, { cwd: project, env, stdio: 'inherit' });
-  if (install.status !== 0) throw new Error(`installing the packed packages with ${runtime.version} failed`);
+  writeFileSync(join(project, 'package.json'), `${JSON.stringify(manifestFor(tarballs), null, 2)}\n`);
+  symlinkSync(join(installed, 'node_modules'), join(project, 'node_modules'), 'dir');
   const excluded = {};
-  for (const name of runtime.suites) excluded[name] = copySuite(name, join(project, 'suites', name, 'test'));
+  for (const name of runtime.suites)
+    excluded[name] = copySuite(root, name, join(project, 'suites', name, 'test'), notForInstalls);
   cpSync(join(root, 'packages/test-support/src'), join(project, 'suites/test-support/src'), { recursive: true });
-  const projects = runtime.suites.map((name) => ({
-    test: {
-      name,
-      root: `suites/${name}`,
-      include: ['test/**/*.test.ts'],
-      exclude: Object.keys(excluded[name]).map((f) => `test/${f}`),
-    },
-  }));
+  const projects = runtime.suites.flatMap((name) => {
+    const left = Object.keys(excluded[name]).map((f) => `test/${f}`);
+    const timed = timingFiles
+      .filter((f) => f.startsWith(`packages/${name}/test/`))
+      .map((f) => f.slice(`packages/${name}/`.length))
+      .filter((f) => !left.includes(f));
+    if (timing === 'only' && timed.length === 0) return [];
+    const include = timing === 'only' ? timed : ['test/**/*.test.ts'];
+    const exclude = timing === 'skip' ? [...left, ...timed] : left;
+    return [{ test: { name, root: `suites/${name}`, include, exclude } }];
+  });
+  // `cacheDir`: the runtimes share one node_modules, so Vite's cache goes beside each project instead.
   writeFileSync(
     join(project, 'vitest.config.mjs'),
     `// Written by tools/packed-suites/run.mjs.
 import { fileURLToPath } from 'node:url';
 export default {
+  cacheDir: '.vite',
   resolve: { alias: { '@kyc/test-support': fileURLToPath(new URL('./suites/test-support/src/index.ts', import.meta.url)) } },
   test: { projects: ${JSON.stringify(projects)}, testTimeout: 20000, hookTimeout: 60000 },
 };
 `,
   );
-  return { project, env, excluded };
+  return { project, excluded, projects };
 }
 
-function main() {
+async function main() {
+  const jobs = Number(option('--jobs') ?? 1);
+  if (!Number.isInteger(jobs) || jobs < 1) throw new Error(`--jobs ${option('--jobs')}: a whole number of at least 1`);
+  const inherit = jobs === 1;
   const tarballs = pack();
+  const chosen = runtimes();
+  const kinds = new Map(chosen.map((runtime) => [runtime.install[0], runtime]));
+  const installs = new Map();
+  await Promise.all(
+    [...kinds].map(async ([kind, runtime]) => installs.set(kind, await install(runtime, tarballs, inherit))),
+  );
   const results = [];
-  for (const runtime of runtimes()) {
-    const { project, env, excluded } = prepare(runtime, tarballs);
+  await pool(chosen, jobs, async (runtime) => {
+    const started = Date.now();
+    const { project, excluded, projects } = prepare(runtime, tarballs, installs.get(runtime.install[0]));
+    if (projects.length === 0) return log(`${runtime.version}: none of its suites has a timing file`);
+    const lines = [];
     for (const [name, files] of Object.entries(excluded)) {
       for (const [file, why] of Object.entries(files))
-        log(`${runtime.version}: not run against the install: ${name}/test/${file} (${why})`);
+        lines.push(`[packed] ${runtime.version}: not run against the install: ${name}/test/${file} (${why})`);
     }
-    log(`${runtime.version}: vitest (${runtime.suites.join(', ')}) in ${relative(root, project)}`);
-    const [command, ...args] = runtime.test;
-    const run = spawnSync(command, args, { cwd: project, env, stdio: 'inherit' });
-    results.push({ version: runtime.version, ok: run.status === 0 });
-  }
-  for (const { version, ok } of results) log(`${version}: ${ok ? 'passed' : 'FAILED'}`);
-  process.exit(results.every((r) => r.ok) ? 0 : 1);
+    const names = projects.map((p) => p.test.name).join(', ');
+    const part =
+      timing === undefined ? '' : timing === 'only' ? ', the timing files only' : ', without the timing files';
+    lines.push(`[packed] ${runtime.version}: vitest (${names}${part}) in ${relative(root, project)}`);
+    if (inherit) console.log(lines.join('\n'));
+    const [command, ...rest] = runtime.test;
+    const run = await spawnAsync(command, rest, { cwd: project, env: envFor(runtime) }, inherit);
+    const seconds = Math.round((Date.now() - started) / 1000);
+    // Each runtime's output whole, when it ends, so Vitest's summary lines stay as Vitest wrote them.
+    if (!inherit) process.stdout.write(`${lines.join('\n')}\n${run.output}`);
+    log(`${runtime.version}: ${run.status === 0 ? 'passed' : 'FAILED'} in ${seconds} s`);
+    results.push({ version: runtime.version, ok: run.status === 0, seconds });
+  });
+  for (const { version, ok, seconds } of results) log(`${version}: ${ok ? 'passed' : 'FAILED'} (${seconds} s)`);
+  process.exit(results.length > 0 && results.every((r) => r.ok) ? 0 : 1);
 }
 
-main();
+await main();

@@ -1,7 +1,7 @@
 /**
- * `pnpm chaos [--ci] [--only a,b] [--seed n] [--break name] [--json file]`: runs every scenario
- * of the chaos suite (or the named ones), prints each one's figures and a PASS/FAIL line, and
- * exits 1 when any invariant broke. `--ci` is the short run `pnpm test` calls; without it the
+ * `pnpm chaos [--ci] [--only a,b] [--seed n] [--break name] [--json file] [--jobs n]
+ * [--alone only|skip]`: runs every scenario of the chaos suite (or the named ones), prints each one's figures and a PASS/FAIL line
+ * (a scenario's lines together, when it ends), and exits 1 when any invariant broke. `--ci` is the short run `pnpm test` calls; without it the
  * full run whose figures docs/reliability.md publishes. `--break <name>` runs a deliberately
  * broken build, which the scenario must catch (the run is then expected to FAIL).
  */
@@ -31,6 +31,7 @@ import { sqliteReader } from './scenarios/sqlite-reader.js';
 import { storePartition } from './scenarios/store-partition.js';
 import { twoCopies } from './scenarios/two-copies.js';
 import type { Mode, Outcome, Scenario } from './support/scenario.js';
+import { runScheduled } from './support/schedule.js';
 import { seededRandom } from './support/seeded-random.js';
 
 const SCENARIOS: readonly Scenario[] = [
@@ -57,8 +58,11 @@ const SCENARIOS: readonly Scenario[] = [
 ];
 
 const BREAKS = [...new Set(SCENARIOS.flatMap((s) => s.breaks ?? []))].join(', ');
-const USAGE = `usage: pnpm chaos [--ci] [--only a,b] [--seed n] [--break name] [--json file]
+const USAGE = `usage: pnpm chaos [--ci] [--only a,b] [--seed n] [--break name] [--json file] [--jobs n]
   --ci       the CI-sized run (default: full size)
+  --jobs     scenarios run at once (default 1); those whose verdict is a timing run alone
+  --alone    only: just the scenarios marked alone; skip: all but those (the test pipeline runs
+             the alone ones once nothing else runs)
   --only     scenarios to run: ${SCENARIOS.map((s) => s.name).join(', ')}
   --seed     the random seed (default: a new one, printed)
   --break    run a deliberately broken build the chosen scenarios must catch: ${BREAKS}
@@ -73,6 +77,8 @@ const parsed = (() => {
         seed: { type: 'string' },
         break: { type: 'string' },
         json: { type: 'string' },
+        jobs: { type: 'string', default: '1' },
+        alone: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -88,13 +94,26 @@ if (values.help) {
 }
 const mode: Mode = values.ci ? 'ci' : 'full';
 const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
+const jobs = Number(values.jobs);
+if (!Number.isInteger(jobs) || jobs < 1) {
+  process.stderr.write(`--jobs ${values.jobs}: a whole number of at least 1\n${USAGE}`);
+  process.exit(2);
+}
 const only = values.only?.split(',').map((name) => name.trim());
 const unknown = only?.filter((name) => !SCENARIOS.some((s) => s.name === name)) ?? [];
 if (unknown.length > 0) {
   process.stderr.write(`unknown scenario ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}\n`);
   process.exit(2);
 }
-const chosen = SCENARIOS.filter((s) => only === undefined || only.includes(s.name));
+if (values.alone !== undefined && values.alone !== 'only' && values.alone !== 'skip') {
+  process.stderr.write(`--alone ${values.alone}: only or skip\n${USAGE}`);
+  process.exit(2);
+}
+const chosen = SCENARIOS.filter(
+  (s) =>
+    (only === undefined || only.includes(s.name)) &&
+    (values.alone === undefined || (values.alone === 'only') === (s.alone === true)),
+);
 if (values.break !== undefined && !chosen.some((s) => s.breaks?.includes(values.break ?? ''))) {
   process.stderr.write(`--break ${values.break}: no chosen scenario has it; known: ${BREAKS}\n`);
   process.exit(2);
@@ -114,14 +133,13 @@ const commit = (() => {
 })();
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 out(`chaos suite, ${mode} run, seed ${seed}, commit ${commit}, ${new Date().toISOString()}`);
-out(`machine: ${machine}`);
+out(`machine: ${machine}${jobs > 1 ? `, ${jobs} scenarios at a time (timing ones alone)` : ''}`);
 
-const results: { name: string; title: string; seconds: number; outcome: Outcome }[] = [];
-for (const scenario of chosen) {
+const results = await runScheduled(chosen, jobs, async (scenario) => {
   const dir = mkdtempSync(join(tmpdir(), `kyc-chaos-${scenario.name}-`));
   const started = Date.now();
-  out();
-  out(`## ${scenario.name}: ${scenario.title}`);
+  // Buffered, so two scenarios running at once print their blocks whole, each when it ends.
+  const lines = ['', `## ${scenario.name}: ${scenario.title}${jobs > 1 && scenario.alone ? ' (run alone)' : ''}`];
   let outcome: Outcome;
   try {
     outcome = await scenario.run({
@@ -142,11 +160,12 @@ for (const scenario of chosen) {
   }
   const seconds = Math.round((Date.now() - started) / 100) / 10;
   const width = Math.max(...outcome.figures.map(([label]) => label.length), 10);
-  for (const [label, value] of outcome.figures) out(`  ${label.padEnd(width)}  ${value}`);
-  for (const failure of outcome.failures) out(`  ✗ ${failure}`);
-  out(`${outcome.failures.length === 0 ? 'PASS' : 'FAIL'} ${scenario.name} (${seconds} s)`);
-  results.push({ name: scenario.name, title: scenario.title, seconds, outcome });
-}
+  for (const [label, value] of outcome.figures) lines.push(`  ${label.padEnd(width)}  ${value}`);
+  for (const failure of outcome.failures) lines.push(`  ✗ ${failure}`);
+  lines.push(`${outcome.failures.length === 0 ? 'PASS' : 'FAIL'} ${scenario.name} (${seconds} s)`);
+  for (const line of lines) out(line);
+  return { name: scenario.name, title: scenario.title, seconds, outcome };
+});
 
 const failed = results.filter((r) => r.outcome.failures.length > 0);
 out();

@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PublicPackage } from './workspace.ts';
@@ -61,7 +61,11 @@ export interface ConsumerOptions {
  * packages' dependencies on each other on the tarballs too (not on the registry). Install
  * scripts are skipped: the type checks and the export listing load no native addon.
  */
-export function installConsumer(dir: string, tarballs: Record<string, string>, options: ConsumerOptions = {}): void {
+export function installConsumer(
+  dir: string,
+  tarballs: Record<string, string>,
+  options: ConsumerOptions = {},
+): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const typescript = Object.fromEntries(TYPESCRIPT_VERSIONS.map(({ alias, spec }) => [alias, spec]));
@@ -78,8 +82,18 @@ export function installConsumer(dir: string, tarballs: Record<string, string>, o
   };
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   const args = ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts', '--loglevel=error'];
-  const install = spawnSync('npm', args, { cwd: dir, encoding: 'utf8' });
-  if (install.status !== 0) throw new Error(`npm install of the tarballs failed:\n${install.stderr}`);
+  // Asynchronous, so a test can install several projects at once: an install mostly waits.
+  return new Promise((resolve, reject) => {
+    const install = spawn('npm', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    install.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    install.on('error', reject);
+    install.on('close', (status) =>
+      status === 0 ? resolve() : reject(new Error(`npm install of the tarballs failed:\n${stderr}`)),
+    );
+  });
 }
 
 /** What `import()` and `require()` of each specifier hand over at run time, in the consumer. */

@@ -76,8 +76,8 @@ it('every documented line is either run below or listed as not runnable, with wh
 });
 
 const project = join(ROOT, '.tmp', 'release-checks', 'documented-commands', 'project');
-beforeAll(() => {
-  installConsumer(project, packTarballs(publicPackages(), join(project, '..', 'tarballs')));
+beforeAll(async () => {
+  await installConsumer(project, packTarballs(publicPackages(), join(project, '..', 'tarballs')));
 }, 300_000);
 
 it.each(offline)('$file: `$line` runs as written in a fresh project', ({ line }) => {

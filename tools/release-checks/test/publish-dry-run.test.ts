@@ -9,9 +9,11 @@ interface PublishSummary {
 }
 
 // What `changeset publish` does on release day, minus the upload: pnpm picks the packages that
-// are not private, packs each with its publishConfig, and would send them.
+// are not private, packs each with its publishConfig, and would send them. Without their
+// `prepublishOnly` build (`--ignore-scripts`): `pnpm test` built them already, and a build here
+// empties each dist/ for seconds while the tests running beside this one read it.
 it('`pnpm publish -r --dry-run` would publish the five public packages, each with its LICENSE', () => {
-  const output = execFileSync('pnpm', ['publish', '-r', '--dry-run', '--no-git-checks', '--json'], {
+  const output = execFileSync('pnpm', ['publish', '-r', '--dry-run', '--no-git-checks', '--ignore-scripts', '--json'], {
     cwd: ROOT,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],

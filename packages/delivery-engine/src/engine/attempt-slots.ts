@@ -34,7 +34,7 @@ export interface SlowOrigin {
 export interface LanesSnapshot {
   readonly prompt: { readonly inFlight: number; readonly capacity: number };
   readonly slow: { readonly inFlight: number; readonly capacity: number; readonly oldestAttemptMs: number };
-  /** Every origin that counts as slow now (most attempts in flight first), at most {@link MAX_REPORTED}. */
+  /** Every origin that counts as slow now (most attempts in flight first), at most `MAX_REPORTED` (not exported). */
   readonly slowOrigins: readonly SlowOrigin[];
   /** How many origins count as slow in all. */
   readonly slowOriginCount: number;

@@ -62,6 +62,8 @@ function isolation(
     name,
     title,
     breaks: Object.keys(breaks),
+    // Every verdict compares the healthy endpoints' latencies in the fault phase with the control's.
+    alone: true,
     run: (context: RunContext) => runIsolation(context, { ...plan(context.mode), ...PHASES[context.mode] }, breaks),
   };
 }

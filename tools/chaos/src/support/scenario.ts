@@ -27,6 +27,11 @@ export interface Scenario {
   readonly title: string;
   /** Names accepted by `--break` for this scenario, each a broken build the scenario must catch. */
   readonly breaks?: readonly string[];
+  /**
+   * The verdict compares latencies, deadlines or throughput, which a second scenario on the same
+   * cores would skew: `--jobs` runs it with nothing else running.
+   */
+  readonly alone?: boolean;
   run(context: RunContext): Promise<Outcome>;
 }
 
