@@ -9,7 +9,9 @@ import { AUTH_KEY, startTestReceiver, tempDir } from './helpers.js';
 const dir = tempDir('kyc-sandbox-cli-check-');
 afterAll(() => dir.remove());
 
-describe('kyc-sandbox check-endpoint', () => {
+// CLI processes started one after another: a few seconds each on a quiet machine, up to 20 s a
+// test beside the other stages of `pnpm test` (one such test timed out there at the default).
+describe('kyc-sandbox check-endpoint', { timeout: 60_000 }, () => {
   let good: Awaited<ReturnType<typeof startTestReceiver>>;
   let bad: Awaited<ReturnType<typeof listen>>;
   let caFile: string;

@@ -16,7 +16,9 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => suite?.close());
 
-describe('kyc-sandbox listen and trigger: who gets what', () => {
+// CLI processes started one after another: a few seconds each on a quiet machine, up to 20 s a
+// test beside the other stages of `pnpm test` (one such test timed out there at the default).
+describe('kyc-sandbox listen and trigger: who gets what', { timeout: 60_000 }, () => {
   it("never forwards one company's deliveries to another company's listener", async () => {
     const alice = aliceListener;
     // Beta Lending has no listener and no URL: its event is not sent, and not to Acme's listener.

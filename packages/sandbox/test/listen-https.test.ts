@@ -14,7 +14,9 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => sandbox?.close());
 
-describe('kyc-sandbox listen and trigger against a sandbox started with --https', () => {
+// CLI processes started one after another: a few seconds each on a quiet machine, up to 20 s a
+// test beside the other stages of `pnpm test` (one such test timed out there at the default).
+describe('kyc-sandbox listen and trigger against a sandbox started with --https', { timeout: 60_000 }, () => {
   it('names the untrusted certificate and the file to trust, and that advice works', async () => {
     expect(sandbox.url).toMatch(/^https:/);
     expect(sandbox.process.output().stdout).toContain(`NODE_EXTRA_CA_CERTS=${certificateFile}`);
